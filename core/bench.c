@@ -1,0 +1,70 @@
+#include "bench.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int khost__samples_add(khost__samples *s, double seconds, khost__err *err)
+{
+  if (s->n == s->cap) {
+    int cap = s->cap ? 2 * s->cap : 64;
+    double *grown = realloc(s->v, (size_t)cap * sizeof *grown);
+    if (!grown) return khost__errorf(err, KHOST__E_NOMEM, "out of memory storing samples");
+    s->v = grown;
+    s->cap = cap;
+  }
+  s->v[s->n++] = seconds;
+  return KHOST__OK;
+}
+
+void khost__samples_free(khost__samples *s)
+{
+  free(s->v);
+  memset(s, 0, sizeof *s);
+}
+
+static void moments(const khost__samples *s, double *mean, double *stddev)
+{
+  double sum = 0, sq = 0;
+  for (int i = 0; i < s->n; i++) sum += s->v[i];
+  *mean = s->n ? sum / s->n : 0;
+  for (int i = 0; i < s->n; i++) sq += (s->v[i] - *mean) * (s->v[i] - *mean);
+  *stddev = s->n > 1 ? sqrt(sq / (s->n - 1)) : 0;
+}
+
+double khost__samples_noise_pct(const khost__samples *s)
+{
+  if (s->n < 2) return INFINITY;
+  double mean, stddev;
+  moments(s, &mean, &stddev);
+  return mean > 0 ? 100.0 * stddev / sqrt((double)s->n) / mean : INFINITY;
+}
+
+int khost__samples_done(const khost__samples *s, const khost__options *o)
+{
+  if (s->n >= 1 && s->spent_s >= o->max_time_s) return 1;
+  return s->n >= o->min_samples && khost__samples_noise_pct(s) <= o->max_noise_pct;
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+void khost__samples_summarize(const khost__samples *s, khost__timing *t)
+{
+  memset(t, 0, sizeof *t);
+  if (s->n == 0) return;
+  double *sorted = malloc((size_t)s->n * sizeof *sorted);
+  if (!sorted) return;
+  memcpy(sorted, s->v, (size_t)s->n * sizeof *sorted);
+  qsort(sorted, (size_t)s->n, sizeof *sorted, compare_doubles);
+  t->samples = (uint32_t)s->n;
+  t->median = s->n % 2 ? sorted[s->n / 2] : 0.5 * (sorted[s->n / 2 - 1] + sorted[s->n / 2]);
+  t->min = sorted[0];
+  t->max = sorted[s->n - 1];
+  moments(s, &t->mean, &t->stddev);
+  t->noise = s->n > 1 ? khost__samples_noise_pct(s) : 0;
+  free(sorted);
+}

@@ -1,0 +1,148 @@
+#include "call.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "cuda.h"
+#include "loader.h"
+
+static void describe_tensor(khost_tensor *t, const khost__tensor_spec *s, void *data, int device_type,
+                            const int64_t *shape, const int64_t *strides)
+{
+  memset(t, 0, sizeof *t);
+  t->struct_size = sizeof *t;
+  t->name = s->name;
+  t->data = data;
+  t->device_type = device_type;
+  t->dtype = khost__dtype_abi(s->dtype);
+  t->ndim = s->ndim;
+  t->shape = shape;
+  t->strides = strides;
+  t->nbytes = s->nbytes;
+}
+
+static void build_input(khost__call *k, int device_type, int num_threads)
+{
+  khost__case_data *d = k->data;
+  int slot = khost__device_slot(device_type);
+  for (int t = 0; t < d->set.ninputs; t++)
+    describe_tensor(&k->tensors[t], &d->set.inputs[t], d->in[slot][t].data, device_type, d->shapes[t],
+                    d->strides[t]);
+  for (int t = 0; t < d->set.noutputs; t++) {
+    int i = d->set.ninputs + t;
+    describe_tensor(&k->tensors[i], &d->set.outputs[t], k->out[t].data, device_type, d->shapes[i],
+                    d->strides[i]);
+  }
+  khost_input *in = &k->input;
+  memset(in, 0, sizeof *in);
+  in->struct_size = sizeof *in;
+  in->op = d->c->op->name;
+  in->nparams = d->nparams;
+  in->params = d->params;
+  in->ninputs = d->set.ninputs;
+  in->inputs = k->tensors;
+  in->noutputs = d->set.noutputs;
+  in->outputs = k->tensors + d->set.ninputs;
+  in->error = k->error;
+  in->error_size = sizeof k->error;
+  in->num_threads = num_threads;
+}
+
+static int ask_plugin(khost__call *k, size_t *workspace, khost__err *err)
+{
+  khost_supports_fn supports = khost__kernel_supports(k->kernel);
+  k->error[0] = '\0';
+  int rc = supports ? supports(&k->input) : KHOST_STATUS_OK;
+  if (rc == KHOST_STATUS_UNSUPPORTED)
+    return khost__errorf(err, KHOST__CALL_DECLINED, "declined: %s", k->error[0] ? k->error : "(no reason given)");
+  if (rc != KHOST_STATUS_OK)
+    return khost__errorf(err, KHOST__E_FAIL, "supports() returned status %d: %s", rc, k->error);
+  khost_workspace_fn query = khost__kernel_workspace(k->kernel);
+  *workspace = 0;
+  if (query && (rc = query(&k->input, workspace)) != KHOST_STATUS_OK)
+    return khost__errorf(err, KHOST__E_FAIL, "workspace_size() returned status %d: %s", rc, k->error);
+  return KHOST__OK;
+}
+
+int khost__call_prepare(khost__call *k, const khost_kernel *kernel, khost__case_data *d, int num_threads,
+                        khost__err *err)
+{
+  memset(k, 0, sizeof *k);
+  k->kernel = kernel;
+  k->data = d;
+  int device = kernel->device_type;
+  int rc = device == KHOST_DEVICE_CUDA ? khost__case_data_upload(d, err) : KHOST__OK;
+  for (int t = 0; t < d->set.noutputs && rc == KHOST__OK; t++)
+    rc = khost__buffer_alloc(&k->out[t], device, d->set.outputs[t].nbytes, err);
+  if (rc != KHOST__OK) goto fail;
+  build_input(k, device, num_threads);
+  if (device == KHOST_DEVICE_CUDA) k->input.stream = khost__cuda_stream();
+  size_t workspace = 0;
+  if ((rc = ask_plugin(k, &workspace, err)) != KHOST__OK) goto fail;
+  if (workspace && (rc = khost__buffer_alloc(&k->workspace, device, workspace, err)) != KHOST__OK) goto fail;
+  k->input.workspace = k->workspace.data;
+  k->input.workspace_bytes = workspace;
+  return KHOST__OK;
+fail:
+  khost__call_free(k);
+  return rc;
+}
+
+int khost__call_poison(khost__call *k, khost__err *err)
+{
+  for (int t = 0; t < k->data->set.noutputs; t++) {
+    int rc = khost__buffer_poison(&k->out[t], err);
+    if (rc != KHOST__OK) return rc;
+  }
+  return KHOST__OK;
+}
+
+int khost__call_run(khost__call *k)
+{
+  k->error[0] = '\0';
+  int rc = k->kernel->run(&k->input);
+  k->error[sizeof k->error - 1] = '\0';
+  return rc;
+}
+
+int khost__call_read_output(const khost__call *k, int t, void *dst, khost__err *err)
+{
+  return khost__buffer_read(&k->out[t], dst, err);
+}
+
+static int check_outputs(khost__call *k, khost__check_stats *stats, khost__err *err)
+{
+  const khost__case_data *d = k->data;
+  memset(stats, 0, sizeof *stats);
+  for (int t = 0; t < d->set.noutputs; t++) {
+    const khost__tensor_spec *spec = &d->set.outputs[t];
+    int rc = khost__buffer_check_guards(&k->out[t], spec->name, err);
+    if (rc != KHOST__OK) return rc == KHOST__E_FAIL ? KHOST__CALL_GUARD : rc;
+    void *got = malloc(spec->nbytes);
+    if (!got) return khost__errorf(err, KHOST__E_NOMEM, "out of memory reading output %s", spec->name);
+    rc = khost__call_read_output(k, t, got, err);
+    khost__check_stats one;
+    if (rc == KHOST__OK) {
+      khost__check_output(spec, got, d->ref[t], d->c->atol, d->c->rtol, &one);
+      khost__check_merge(stats, &one);
+    }
+    free(got);
+    if (rc != KHOST__OK) return rc;
+  }
+  return KHOST__OK;
+}
+
+int khost__call_check(khost__call *k, khost__check_stats *stats, khost__err *err)
+{
+  int rc = check_outputs(k, stats, err);
+  if (rc == KHOST__OK) rc = khost__case_data_check_inputs(k->data, k->kernel->device_type, err);
+  return rc == KHOST__E_FAIL ? KHOST__CALL_MUTATED : rc;
+}
+
+void khost__call_free(khost__call *k)
+{
+  khost__buffer_free(&k->workspace);
+  for (int t = KHOST__MAX_TENSORS - 1; t >= 0; t--) khost__buffer_free(&k->out[t]);
+  memset(k, 0, sizeof *k);
+}

@@ -1,0 +1,47 @@
+/* One kernel bound to one case's data: its output buffers (guarded, on the
+ * kernel's device), its workspace and the khost_input it is called with. */
+#ifndef KHOST_CALL_H
+#define KHOST_CALL_H
+
+#include "casedata.h"
+#include "result.h"
+
+/* Statuses beyond core/error.h's, so the worker can tell the row status apart. */
+#define KHOST__CALL_DECLINED 100 /* supports() said no (reason in err) */
+#define KHOST__CALL_GUARD 101    /* a guard band was overwritten */
+#define KHOST__CALL_MUTATED 102  /* an input changed */
+
+typedef struct khost__call {
+  const khost_kernel *kernel;
+  khost__case_data *data; /* borrowed */
+  khost__buffer out[KHOST__MAX_TENSORS];
+  khost__buffer workspace;
+  khost_tensor tensors[2 * KHOST__MAX_TENSORS];
+  khost_input input;
+  char error[1024]; /* the plugin's error sink */
+} khost__call;
+
+/* Binds kernel to d: builds the input, asks supports() and the workspace size,
+ * allocates outputs and workspace. KHOST__CALL_DECLINED when declined. Release
+ * with khost__call_free. */
+int khost__call_prepare(khost__call *k, const khost_kernel *kernel, khost__case_data *d, int num_threads,
+                        khost__err *err);
+
+/* Fills every output with the poison pattern. */
+int khost__call_poison(khost__call *k, khost__err *err);
+
+/* Calls the kernel once; returns its khost_status (message in k->error). */
+int khost__call_run(khost__call *k);
+
+/* After a finished call: guards of outputs and inputs, input hashes, and the
+ * outputs against d->ref. Fills stats; returns KHOST__OK, or KHOST__E_FAIL with
+ * the reason (guard or mutation) in err. Mismatches alone are not an error:
+ * the caller reads stats. */
+int khost__call_check(khost__call *k, khost__check_stats *stats, khost__err *err);
+
+/* Host copy of output t (nbytes of the output spec) into dst. */
+int khost__call_read_output(const khost__call *k, int t, void *dst, khost__err *err);
+
+void khost__call_free(khost__call *k);
+
+#endif

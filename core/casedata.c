@@ -1,0 +1,97 @@
+#include "casedata.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void describe(khost__case_data *d)
+{
+  const khost__op *op = d->c->op;
+  d->nparams = 0;
+  for (int i = 0; i < op->nparams; i++) {
+    if (op->params[i].kind != KHOST__PARAM_INT) continue;
+    d->params[d->nparams].name = op->params[i].name;
+    d->params[d->nparams++].value = d->c->params[i];
+  }
+  for (int t = 0; t < d->set.ninputs + d->set.noutputs; t++) {
+    const khost__tensor_spec *s = t < d->set.ninputs ? &d->set.inputs[t] : &d->set.outputs[t - d->set.ninputs];
+    int64_t stride = 1;
+    for (int k = s->ndim - 1; k >= 0; k--) {
+      d->shapes[t][k] = s->shape[k];
+      d->strides[t][k] = stride;
+      stride *= s->shape[k];
+    }
+  }
+}
+
+int khost__case_data_make(khost__case_data *d, const khost__case *c, uint64_t seed, khost__err *err)
+{
+  memset(d, 0, sizeof *d);
+  d->c = c;
+  d->seed = seed;
+  c->op->tensors(c, &d->set);
+  describe(d);
+  int rc = KHOST__OK;
+  for (int t = 0; t < d->set.ninputs && rc == KHOST__OK; t++) {
+    khost__buffer *b = &d->in[0][t];
+    rc = khost__buffer_alloc(b, KHOST_DEVICE_CPU, d->set.inputs[t].nbytes, err);
+    if (rc != KHOST__OK) break;
+    c->op->generate(c, seed, t, b->data);
+    d->in_hash[t] = khost__hash_bytes(b->data, b->nbytes);
+  }
+  for (int t = 0; t < d->set.noutputs && rc == KHOST__OK; t++) {
+    d->ref[t] = malloc(d->set.outputs[t].nbytes);
+    if (!d->ref[t]) rc = khost__errorf(err, KHOST__E_NOMEM, "out of memory for the reference output");
+  }
+  if (rc != KHOST__OK) khost__case_data_free(d);
+  return rc;
+}
+
+int khost__case_data_upload(khost__case_data *d, khost__err *err)
+{
+  for (int t = 0; t < d->set.ninputs; t++) {
+    if (d->in[1][t].base) continue;
+    int rc = khost__buffer_alloc(&d->in[1][t], KHOST_DEVICE_CUDA, d->in[0][t].nbytes, err);
+    if (rc == KHOST__OK) rc = khost__buffer_write(&d->in[1][t], d->in[0][t].data, err);
+    if (rc != KHOST__OK) return rc;
+  }
+  return KHOST__OK;
+}
+
+int khost__device_slot(int device_type)
+{
+  return device_type == KHOST_DEVICE_CUDA ? 1 : 0;
+}
+
+static int check_one(const khost__case_data *d, int t, const khost__buffer *b, khost__err *err)
+{
+  const char *name = d->set.inputs[t].name;
+  int rc = khost__buffer_check_guards(b, name, err);
+  if (rc != KHOST__OK) return rc;
+  void *copy = b->device_type == KHOST_DEVICE_CPU ? b->data : malloc(b->nbytes);
+  if (!copy) return khost__errorf(err, KHOST__E_NOMEM, "out of memory checking input %s", name);
+  if (copy != b->data) rc = khost__buffer_read(b, copy, err);
+  if (rc == KHOST__OK && khost__hash_bytes(copy, b->nbytes) != d->in_hash[t])
+    rc = khost__errorf(err, KHOST__E_FAIL, "the kernel modified its input '%s'", name);
+  if (copy != b->data) free(copy);
+  return rc;
+}
+
+int khost__case_data_check_inputs(const khost__case_data *d, int device_type, khost__err *err)
+{
+  int slot = khost__device_slot(device_type);
+  for (int t = 0; t < d->set.ninputs; t++) {
+    int rc = check_one(d, t, &d->in[slot][t], err);
+    if (rc != KHOST__OK) return rc;
+  }
+  return KHOST__OK;
+}
+
+void khost__case_data_free(khost__case_data *d)
+{
+  for (int t = 0; t < KHOST__MAX_TENSORS; t++) {
+    khost__buffer_free(&d->in[1][t]);
+    khost__buffer_free(&d->in[0][t]);
+    free(d->ref[t]);
+  }
+  memset(d, 0, sizeof *d);
+}

@@ -1,0 +1,141 @@
+/* The op catalog: every op khost knows, described once (parameters and their
+ * rules, tensors, input generator, FLOP/byte counts, tolerances). The loader,
+ * runner, checker and reporters only ever see these descriptions. */
+#ifndef KHOST_CATALOG_H
+#define KHOST_CATALOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "khost/plugin.h"
+
+#define KHOST__MAX_PARAMS 8
+#define KHOST__MAX_TENSORS 8
+#define KHOST__NAME_MAX 64
+
+/* The kinds of case parameters. DTYPE values are stored as khost__dtype_id. */
+typedef enum { KHOST__PARAM_INT, KHOST__PARAM_DTYPE } khost__param_kind;
+
+/* Element types a case may name (suite value on the right). */
+typedef enum {
+  KHOST__DT_FP16, /* "fp16" */
+  KHOST__DT_BF16, /* "bf16" */
+  KHOST__DT_FP32, /* "fp32" */
+  KHOST__DT_E4M3, /* "e4m3", only inside ops */
+  KHOST__DT_E2M1, /* "e2m1", only inside ops */
+  KHOST__DT_U8,   /* "u8", only inside ops */
+  KHOST__DT_COUNT
+} khost__dtype_id;
+
+/* One parameter's rule: an integer in [min, max] (multiple_of when > 1), or a
+ * dtype among `dtypes` (a bit mask of 1u << khost__dtype_id). Static. */
+typedef struct khost__param_spec {
+  const char *name;
+  khost__param_kind kind;
+  int64_t min, max, multiple_of; /* INT only */
+  unsigned dtypes;               /* DTYPE only */
+  bool has_default;
+  int64_t default_value;
+} khost__param_spec;
+
+/* A case: one op with concrete parameters, a seed and tolerances, as read from
+ * a suite. Plain value; owned by whoever holds it. */
+typedef struct khost__case {
+  char name[KHOST__NAME_MAX];
+  const struct khost__op *op;
+  int64_t params[KHOST__MAX_PARAMS]; /* in the order of op->params */
+  uint64_t seed;
+  double atol, rtol; /* in force: the op's defaults unless the suite overrode them */
+  char file[256];    /* where the case was defined, for messages */
+  int line;
+} khost__case;
+
+/* The shape and type of one tensor, derived from a case. Plain value. */
+typedef struct khost__tensor_spec {
+  const char *name;
+  khost__dtype_id dtype;
+  int ndim;
+  int64_t shape[KHOST_MAX_DIMS];
+  const char *dim_names[KHOST_MAX_DIMS]; /* for error reports: "batch", "row", ... */
+  size_t nbytes;
+} khost__tensor_spec;
+
+/* Fills *t for a row-major tensor (name and dim_names static). nbytes is the packed
+ * storage of shape's elements, or SIZE_MAX when that overflows (validate refuses it). */
+void khost__tensor_spec_fill(khost__tensor_spec *t, const char *name, khost__dtype_id dtype, int ndim,
+                             const int64_t *shape, const char *const *dim_names);
+
+/* The tensors of a case. Plain value. */
+typedef struct khost__tensor_set {
+  int ninputs, noutputs;
+  khost__tensor_spec inputs[KHOST__MAX_TENSORS];
+  khost__tensor_spec outputs[KHOST__MAX_TENSORS];
+} khost__tensor_set;
+
+/* One op. Static; registered in catalog.c. Every function is pure. */
+typedef struct khost__op {
+  const char *name;
+  const char *summary;
+  int nparams;
+  const khost__param_spec *params;
+  /* Rules across parameters; the message names case, parameter and rule. NULL when
+   * there are none. Tensor sizes are checked by khost__case_validate from tensors(). */
+  int (*validate)(const khost__case *c, khost__err *err);
+  void (*tensors)(const khost__case *c, khost__tensor_set *out);
+  /* Fills input tensor `index` (storage of spec->nbytes at dst) for `seed`;
+   * element e of a tensor depends only on (seed, index, e). */
+  void (*generate)(const khost__case *c, uint64_t seed, int index, void *dst);
+  double (*flops)(const khost__case *c);
+  double (*bytes)(const khost__case *c); /* fewest bytes a kernel must move */
+  /* Default tolerances for this case (the reason is documented in the op's file). */
+  void (*tolerance)(const khost__case *c, double *atol, double *rtol);
+} khost__op;
+
+/* All ops, NULL-terminated. Static. */
+const khost__op *const *khost__catalog_ops(void);
+/* The op called name, or NULL. Static result. */
+const khost__op *khost__catalog_find(const char *name);
+/* Comma-separated names of all ops, in a static buffer (for error messages). */
+const char *khost__catalog_names(void);
+
+/* Index of parameter `name` in op, or -1. */
+int khost__op_param_index(const khost__op *op, const char *name);
+/* The value of parameter `name` of a case (must exist). */
+int64_t khost__case_param(const khost__case *c, const char *name);
+
+/* dtype helpers. */
+const char *khost__dtype_name(khost__dtype_id id);          /* "fp16", ... */
+int khost__dtype_parse(const char *s, khost__dtype_id *out); /* 0 when known */
+size_t khost__dtype_bits(khost__dtype_id id);
+khost_dtype khost__dtype_abi(khost__dtype_id id); /* DLPack-coded ABI dtype */
+
+/* A parameter value the suite did not give; khost__case_validate puts the default in. */
+#define KHOST__PARAM_UNSET INT64_MIN
+
+/* Sets *c (overwritten) to a case of op called name: every parameter unset, seed 0,
+ * atol and rtol unset (NaN), file empty. name is copied (truncated to fit). */
+void khost__case_init(khost__case *c, const khost__op *op, const char *name);
+
+/* Sets parameter key of c from its suite text ("4096", "bf16"). 0, or KHOST__E_CONFIG
+ * with "case NAME: op ..." for an unknown key, a malformed integer or an unknown dtype. */
+int khost__case_set_param(khost__case *c, const char *key, const char *text, khost__err *err);
+
+/* Checks every parameter against its spec, then op->validate; fills defaults
+ * first. Refuses a tensor whose bytes overflow or exceed KHOST__MAX_TENSOR_BYTES.
+ * Then puts the op's default tolerances in place of unset (NaN) atol/rtol.
+ * 0 or KHOST__E_CONFIG with "case NAME: op needs ..." in err. */
+int khost__case_validate(khost__case *c, khost__err *err);
+
+/* Writes the parameters of a validated case as "m=128 k=4096 l=1" (dtypes by
+ * name) into buf (n bytes, truncated to fit, always NUL-terminated). */
+void khost__case_format_params(const khost__case *c, char *buf, size_t n);
+
+/* Multiplies sizes, refusing overflow: 0 with *out set, or KHOST__E_CONFIG. */
+int khost__size_mul(size_t a, size_t b, size_t *out);
+
+/* Largest bytes one tensor may take before khost refuses a case (default 32 GiB). */
+#define KHOST__MAX_TENSOR_BYTES ((size_t)32 << 30)
+
+#endif

@@ -1,0 +1,103 @@
+#include "check.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "buffers.h"
+#include "formats.h"
+
+double khost__element_value(khost__dtype_id dtype, const void *data, size_t i)
+{
+  switch (dtype) {
+  case KHOST__DT_FP16: return khost__fp16_decode(((const uint16_t *)data)[i]);
+  case KHOST__DT_BF16: return khost__bf16_decode(((const uint16_t *)data)[i]);
+  case KHOST__DT_FP32: return ((const float *)data)[i];
+  case KHOST__DT_E4M3: return khost__e4m3_decode(((const uint8_t *)data)[i]);
+  default: return ((const uint8_t *)data)[i];
+  }
+}
+
+static int is_poison(size_t element_bytes, const void *data, size_t i)
+{
+  const unsigned char *p = (const unsigned char *)data + i * element_bytes;
+  for (size_t b = 0; b < element_bytes; b++)
+    if (p[b] != KHOST__POISON_BYTE) return 0;
+  return 1;
+}
+
+void khost__format_coords(const khost__tensor_spec *spec, uint64_t i, char *buf, size_t size)
+{
+  uint64_t index[KHOST_MAX_DIMS];
+  for (int d = spec->ndim - 1; d >= 0; d--) {
+    index[d] = i % (uint64_t)spec->shape[d];
+    i /= (uint64_t)spec->shape[d];
+  }
+  size_t used = (size_t)snprintf(buf, size, "%s[", spec->name);
+  for (int d = 0; d < spec->ndim && used < size; d++)
+    used += (size_t)snprintf(buf + used, size - used, "%s%s=%llu", d ? ", " : "",
+                             spec->dim_names[d] ? spec->dim_names[d] : "i", (unsigned long long)index[d]);
+  if (used < size) snprintf(buf + used, size - used, "]");
+}
+
+/* NaN or Inf status differs, or the value is out of tolerance. */
+static int mismatch(double got, double ref, double atol, double rtol)
+{
+  if (isnan(ref) || isnan(got)) return isnan(ref) != isnan(got);
+  if (isinf(ref) || isinf(got)) return got != ref;
+  return fabs(got - ref) > atol + rtol * fabs(ref);
+}
+
+static void note_mismatch(const khost__tensor_spec *spec, khost__check_stats *s, uint64_t i, double got,
+                          double ref)
+{
+  s->mismatches++;
+  if (s->nshown >= KHOST__MAX_MISMATCHES) return;
+  khost__mismatch *m = &s->shown[s->nshown++];
+  m->index = i;
+  m->got = got;
+  m->expected = ref;
+  khost__format_coords(spec, i, m->where, sizeof m->where);
+}
+
+static size_t element_count(const khost__tensor_spec *spec)
+{
+  size_t n = 1;
+  for (int d = 0; d < spec->ndim; d++) n *= (size_t)spec->shape[d];
+  return n;
+}
+
+void khost__check_output(const khost__tensor_spec *spec, const void *got, const void *ref, double atol,
+                         double rtol, khost__check_stats *s)
+{
+  memset(s, 0, sizeof *s);
+  size_t n = element_count(spec);
+  size_t element_bytes = khost__dtype_bits(spec->dtype) / 8;
+  double sum_abs = 0;
+  for (size_t i = 0; i < n; i++) {
+    double g = khost__element_value(spec->dtype, got, i);
+    double r = khost__element_value(spec->dtype, ref, i);
+    if (is_poison(element_bytes, got, i)) s->unwritten++;
+    if (mismatch(g, r, atol, rtol)) note_mismatch(spec, s, i, g, r);
+    if (isfinite(g) && isfinite(r)) {
+      double abs_err = fabs(g - r);
+      sum_abs += abs_err;
+      if (abs_err > s->max_abs) s->max_abs = abs_err;
+      if (r != 0 && abs_err / fabs(r) > s->max_rel) s->max_rel = abs_err / fabs(r);
+    }
+  }
+  s->count = n;
+  s->mean_abs = n ? sum_abs / (double)n : 0;
+}
+
+void khost__check_merge(khost__check_stats *a, const khost__check_stats *b)
+{
+  double total = a->mean_abs * (double)a->count + b->mean_abs * (double)b->count;
+  a->count += b->count;
+  a->mean_abs = a->count ? total / (double)a->count : 0;
+  a->unwritten += b->unwritten;
+  a->mismatches += b->mismatches;
+  a->max_abs = fmax(a->max_abs, b->max_abs);
+  a->max_rel = fmax(a->max_rel, b->max_rel);
+  for (int i = 0; i < b->nshown && a->nshown < KHOST__MAX_MISMATCHES; i++) a->shown[a->nshown++] = b->shown[i];
+}

@@ -1,0 +1,26 @@
+/* The checker: one output against the reference output, element by element,
+ * in the output's own dtype, with the case's tolerances. */
+#ifndef KHOST_CHECK_H
+#define KHOST_CHECK_H
+
+#include "catalog.h"
+#include "result.h"
+
+/* An element fails when |got - ref| > atol + rtol * |ref|, or when NaN/Inf
+ * status differs (an Inf must match an Inf of the same sign). Elements still
+ * holding the poison pattern count as unwritten (and as mismatches). The first
+ * KHOST__MAX_MISMATCHES mismatches are kept with their coordinates rendered
+ * through spec's dim names. got and ref are host copies of spec->nbytes. */
+void khost__check_output(const khost__tensor_spec *spec, const void *got, const void *ref, double atol,
+                         double rtol, khost__check_stats *stats);
+
+/* Adds b into a (for ops with several outputs): counts add, maxima combine. */
+void khost__check_merge(khost__check_stats *a, const khost__check_stats *b);
+
+/* Element i of a float tensor of dtype as a double (fp16, bf16, fp32). */
+double khost__element_value(khost__dtype_id dtype, const void *data, size_t i);
+
+/* "name[row=3, col=7]" for flat index i of spec, into buf. */
+void khost__format_coords(const khost__tensor_spec *spec, uint64_t i, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,172 @@
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum {
+  OPT_SUITE = 256, OPT_OP, OPT_CASE, OPT_BACKENDS, OPT_BASELINE, OPT_REFERENCE, OPT_PLUGIN_DIR, OPT_PLUGIN,
+  OPT_LIST, OPT_STRICT, OPT_JSON, OPT_CSV, OPT_DUMP, OPT_HOT, OPT_GRAPH, OPT_NO_ISOLATE, OPT_DEVICE,
+  OPT_THREADS, OPT_WARMUP, OPT_MIN_SAMPLES, OPT_MAX_NOISE, OPT_MAX_TIME, OPT_TIMEOUT, OPT_HELP, OPT_VERSION
+};
+
+typedef struct flag {
+  struct option opt;
+  const char *arg, *help;
+} flag;
+
+static const flag flags[] = {
+    {{"suite", 1, 0, OPT_SUITE}, "NAME|FILE", "suite to run: NAME.ini from the suite folders, or a path (smoke)"},
+    {{"op", 1, 0, OPT_OP}, "LIST", "only cases of these ops (comma-separated)"},
+    {{"case", 1, 0, OPT_CASE}, "LIST", "only these cases (comma-separated names or glob patterns)"},
+    {{"backends", 1, 0, OPT_BACKENDS}, "LIST", "only these plugins (comma-separated; the reference always runs)"},
+    {{"baseline", 1, 0, OPT_BASELINE}, "NAME[:DEV]", "speedups relative to this plugin (reference, on the GPU if any)"},
+    {{"reference", 1, 0, OPT_REFERENCE}, "NAME", "the plugin whose CPU kernels are the correctness oracle (reference)"},
+    {{"plugin-dir", 1, 0, OPT_PLUGIN_DIR}, "DIR", "also load every *.so in DIR (repeatable)"},
+    {{"plugin", 1, 0, OPT_PLUGIN}, "FILE", "also load this plugin file (repeatable)"},
+    {{"list", 0, 0, OPT_LIST}, NULL, "list plugins, their ops and devices, and every load failure; run nothing"},
+    {{"strict", 0, 0, OPT_STRICT}, NULL, "any plugin load failure is fatal (exit 2)"},
+    {{"json", 1, 0, OPT_JSON}, "FILE", "write the results as JSON (valid after every row)"},
+    {{"csv", 1, 0, OPT_CSV}, "FILE", "write the results as CSV"},
+    {{"dump", 1, 0, OPT_DUMP}, "DIR", "write inputs, reference and backend outputs as .npy under DIR/<case>/"},
+    {{"hot", 0, 0, OPT_HOT}, NULL, "GPU: time back-to-back calls instead of flushing L2 before each sample"},
+    {{"graph", 1, 0, OPT_GRAPH}, "N", "GPU: time N calls captured in one CUDA graph, per call (0: off)"},
+    {{"no-isolate", 0, 0, OPT_NO_ISOLATE}, NULL, "run backends in the khost process (debugging; a crash ends khost)"},
+    {{"device", 1, 0, OPT_DEVICE}, "N", "CUDA device ordinal (0)"},
+    {{"threads", 1, 0, OPT_THREADS}, "N", "threads CPU kernels may use (all cores)"},
+    {{"warmup", 1, 0, OPT_WARMUP}, "SECONDS", "warm-up time per backend and case (0.025)"},
+    {{"min-samples", 1, 0, OPT_MIN_SAMPLES}, "N", "samples before the noise rule may stop timing (10)"},
+    {{"max-noise", 1, 0, OPT_MAX_NOISE}, "PCT", "stop when the relative standard error is at most PCT % (0.5)"},
+    {{"max-time", 1, 0, OPT_MAX_TIME}, "SECONDS", "time budget per backend and case (1.0)"},
+    {{"timeout", 1, 0, OPT_TIMEOUT}, "SECONDS", "a worker running longer on one case is killed: TIMEOUT (60)"},
+    {{"help", 0, 0, OPT_HELP}, NULL, "show this help"},
+    {{"version", 0, 0, OPT_VERSION}, NULL, "show khost's version and plugin ABI version"},
+};
+#define NFLAGS (int)(sizeof flags / sizeof flags[0])
+
+void khost__cli_usage(FILE *out)
+{
+  fprintf(out, "usage: khost [options]\n"
+               "Checks every backend plugin against the reference on the same inputs, times it, and prints\n"
+               "one comparison table. With no options: the smoke suite on every plugin that can run here.\n\n");
+  for (int i = 0; i < NFLAGS; i++) {
+    char left[64];
+    snprintf(left, sizeof left, "--%s%s%s", flags[i].opt.name, flags[i].arg ? " " : "",
+             flags[i].arg ? flags[i].arg : "");
+    fprintf(out, "  %-26s %s\n", left, flags[i].help);
+  }
+  fprintf(out, "\nExit status: 0 all passed or skipped with a reason, 1 a result failed or errored,\n"
+               "2 usage or configuration error. Environment: KHOST_PLUGIN_PATH, KHOST_SUITE_PATH.\n");
+}
+
+static void defaults(khost__options *o)
+{
+  memset(o, 0, sizeof *o);
+  o->suite = "smoke";
+  o->reference = "reference";
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  o->threads = cores > 0 ? (int)cores : 1;
+  o->warmup_s = 0.025;
+  o->min_samples = 10;
+  o->max_noise_pct = 0.5;
+  o->max_time_s = 1.0;
+  o->timeout_s = 60.0;
+}
+
+static int parse_int(const char *flag_name, const char *s, int lo, int hi, int *out, khost__err *err)
+{
+  char *end;
+  errno = 0;
+  long v = strtol(s, &end, 10);
+  if (errno || end == s || *end || v < lo || v > hi)
+    return khost__errorf(err, KHOST__E_CONFIG, "--%s needs a whole number from %d to %d, got '%s'", flag_name,
+                         lo, hi, s);
+  *out = (int)v;
+  return KHOST__OK;
+}
+
+static int parse_double(const char *flag_name, const char *s, double lo, double *out, khost__err *err)
+{
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (errno || end == s || *end || !isfinite(v) || v < lo)
+    return khost__errorf(err, KHOST__E_CONFIG, "--%s needs a number of at least %g, got '%s'", flag_name, lo, s);
+  *out = v;
+  return KHOST__OK;
+}
+
+static int add_path(const char **list, int *n, const char *flag_name, const char *value, khost__err *err)
+{
+  if (*n >= KHOST__MAX_PATHS)
+    return khost__errorf(err, KHOST__E_CONFIG, "--%s given more than %d times", flag_name, KHOST__MAX_PATHS);
+  list[(*n)++] = value;
+  return KHOST__OK;
+}
+
+static int apply(int id, const char *v, khost__options *o, khost__err *err)
+{
+  switch (id) {
+  case OPT_SUITE: o->suite = v; break;
+  case OPT_OP: o->ops = v; break;
+  case OPT_CASE: o->cases = v; break;
+  case OPT_BACKENDS: o->backends = v; break;
+  case OPT_BASELINE: o->baseline = v; break;
+  case OPT_REFERENCE: o->reference = v; break;
+  case OPT_PLUGIN_DIR: return add_path(o->plugin_dirs, &o->nplugin_dirs, "plugin-dir", v, err);
+  case OPT_PLUGIN: return add_path(o->plugin_files, &o->nplugin_files, "plugin", v, err);
+  case OPT_LIST: o->list = 1; break;
+  case OPT_STRICT: o->strict = 1; break;
+  case OPT_JSON: o->json = v; break;
+  case OPT_CSV: o->csv = v; break;
+  case OPT_DUMP: o->dump = v; break;
+  case OPT_HOT: o->hot = 1; break;
+  case OPT_GRAPH: return parse_int("graph", v, 0, 100000, &o->graph_calls, err);
+  case OPT_NO_ISOLATE: o->no_isolate = 1; break;
+  case OPT_DEVICE: return parse_int("device", v, 0, 1023, &o->device, err);
+  case OPT_THREADS: return parse_int("threads", v, 1, 4096, &o->threads, err);
+  case OPT_WARMUP: return parse_double("warmup", v, 0, &o->warmup_s, err);
+  case OPT_MIN_SAMPLES: return parse_int("min-samples", v, 1, 1000000, &o->min_samples, err);
+  case OPT_MAX_NOISE: return parse_double("max-noise", v, 0, &o->max_noise_pct, err);
+  case OPT_MAX_TIME: return parse_double("max-time", v, 0, &o->max_time_s, err);
+  case OPT_TIMEOUT: return parse_double("timeout", v, 0.001, &o->timeout_s, err);
+  case OPT_HELP: o->help = 1; break;
+  case OPT_VERSION: o->version = 1; break;
+  }
+  return KHOST__OK;
+}
+
+static char command_line[1024];
+
+static void remember_command(int argc, char **argv)
+{
+  size_t used = 0;
+  command_line[0] = '\0';
+  for (int i = 0; i < argc && used < sizeof command_line; i++)
+    used += (size_t)snprintf(command_line + used, sizeof command_line - used, "%s%s", i ? " " : "", argv[i]);
+}
+
+int khost__cli_parse(int argc, char **argv, khost__options *o, khost__err *err)
+{
+  struct option longopts[NFLAGS + 1];
+  for (int i = 0; i < NFLAGS; i++) longopts[i] = flags[i].opt;
+  memset(&longopts[NFLAGS], 0, sizeof longopts[NFLAGS]);
+  defaults(o);
+  remember_command(argc, argv);
+  o->command_line = command_line;
+  opterr = 0;
+  optind = 1;
+  int id, rc = KHOST__OK;
+  while (rc == KHOST__OK && (id = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    if (id == '?' || id == ':')
+      return khost__errorf(err, KHOST__E_CONFIG, "%s '%s' (see --help)",
+                           optopt ? "missing value for" : "unknown option", argv[optind - 1]);
+    rc = apply(id, optarg, o, err);
+  }
+  if (rc == KHOST__OK && optind < argc)
+    rc = khost__errorf(err, KHOST__E_CONFIG, "unexpected argument '%s' (see --help)", argv[optind]);
+  return rc;
+}

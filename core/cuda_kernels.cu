@@ -1,0 +1,40 @@
+#include "cuda_kernels.h"
+
+/* %globaltimer counts nanoseconds of wall time, unlike clock64, whose rate
+ * follows the SM clock and so would make the timeout depend on throttling. */
+static __device__ unsigned long long global_ns()
+{
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+/* Holds the stream so that the host can queue the timed work behind it without
+ * the launch gaps being timed. The timeout keeps a host that never releases it
+ * (a full launch queue blocks the host's next launch) from deadlocking. */
+static __global__ void blocker(const volatile int *release, volatile int *timed_out,
+                               unsigned long long timeout_ns)
+{
+  unsigned long long start = global_ns();
+  while (!*release) {
+    if (global_ns() - start > timeout_ns) {
+      *timed_out = 1;
+      return;
+    }
+  }
+}
+
+extern "C" cudaError_t khost__launch_blocker(cudaStream_t stream, const volatile int *release,
+                                             volatile int *timed_out, unsigned long long timeout_ns)
+{
+  /* cudaLaunchKernel returns this launch's own error; cudaGetLastError would
+   * also take (and clear) an error some earlier call left behind. */
+  void *args[] = {&release, &timed_out, &timeout_ns};
+  return cudaLaunchKernel(blocker, dim3(1), dim3(1), args, 0, stream);
+}
+
+extern "C" cudaError_t khost__kernels_loadable(void)
+{
+  cudaFuncAttributes attr;
+  return cudaFuncGetAttributes(&attr, blocker);
+}

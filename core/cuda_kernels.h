@@ -1,0 +1,28 @@
+/* The device kernels the host itself needs (core/cuda_kernels.cu, built by nvcc
+ * for sm_90a), behind C-callable launchers so that core/cuda.c stays plain C. */
+#ifndef KHOST_CUDA_KERNELS_H
+#define KHOST_CUDA_KERNELS_H
+
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Queues a one-thread kernel on stream that spins until *release becomes
+ * non-zero or timeout_ns of device time pass; on timeout it writes 1 to
+ * *timed_out. Both pointers must be device-accessible (host-mapped pinned
+ * memory for the host to release it; the caller keeps them alive until the
+ * kernel ends). Returns the launch error. */
+cudaError_t khost__launch_blocker(cudaStream_t stream, const volatile int *release, volatile int *timed_out,
+                                  unsigned long long timeout_ns);
+
+/* cudaSuccess when the current device can run the kernels above (the fat
+ * binary holds sm_90a code only); else why not, e.g. cudaErrorNoKernelImageForDevice. */
+cudaError_t khost__kernels_loadable(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

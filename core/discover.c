@@ -1,0 +1,68 @@
+#include "discover.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int add_exe_dir(khost__registry *reg, khost__err *err)
+{
+  char exe[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 16);
+  if (n <= 0) return KHOST__OK;
+  exe[n] = '\0';
+  char *slash = strrchr(exe, '/');
+  if (!slash) return KHOST__OK;
+  strcpy(slash, "/plugins");
+  return khost__registry_add_dir(reg, exe, err);
+}
+
+static int add_path_list(khost__registry *reg, const char *list, khost__err *err)
+{
+  char *copy = list ? strdup(list) : NULL;
+  int rc = KHOST__OK;
+  char *save = NULL;
+  for (char *dir = copy ? strtok_r(copy, ":", &save) : NULL; dir && rc == KHOST__OK;
+       dir = strtok_r(NULL, ":", &save))
+    rc = khost__registry_add_dir(reg, dir, err);
+  free(copy);
+  return rc;
+}
+
+int khost__discover(khost__registry *reg, const khost__options *o, khost__err *err)
+{
+  int rc = add_exe_dir(reg, err);
+  if (rc == KHOST__OK) rc = add_path_list(reg, getenv("KHOST_PLUGIN_PATH"), err);
+  if (rc == KHOST__OK) rc = khost__registry_add_dir(reg, KHOST_PLUGIN_INSTALL_DIR, err);
+  for (int i = 0; i < o->nplugin_dirs && rc == KHOST__OK; i++) rc = khost__registry_add_dir(reg, o->plugin_dirs[i], err);
+  for (int i = 0; i < o->nplugin_files && rc == KHOST__OK; i++)
+    rc = khost__registry_add_file(reg, o->plugin_files[i], err);
+  if (rc == KHOST__OK) rc = khost__registry_probe_init(reg, err);
+  return rc;
+}
+
+static void list_kernels(FILE *out, const khost_plugin *d)
+{
+  fprintf(out, "    ops:");
+  for (int k = 0; k < d->nkernels; k++)
+    fprintf(out, "%s %s (%s)", k ? "," : "", d->kernels[k]->op,
+            d->kernels[k]->device_type == KHOST_DEVICE_CUDA ? "cuda" : "cpu");
+  fprintf(out, "\n");
+}
+
+void khost__discover_list(FILE *out, const khost__registry *reg)
+{
+  fprintf(out, "plugins (%d loaded):\n", reg->nplugins);
+  for (int i = 0; i < reg->nplugins; i++) {
+    const khost_plugin *d = reg->plugins[i].desc;
+    fprintf(out, "  %-12s %-10s %-8s %s\n", d->name, d->version ? d->version : "?",
+            d->language ? d->language : "?", reg->plugins[i].path);
+    if (d->description && *d->description) fprintf(out, "    %s\n", d->description);
+    list_kernels(out, d);
+  }
+  fprintf(out, "load failures (%d):\n", reg->nfailures);
+  for (int i = 0; i < reg->nfailures; i++)
+    fprintf(out, "  %s\n    stage %s: %s\n", reg->failures[i].path, khost__load_stage_name(reg->failures[i].stage),
+            reg->failures[i].reason);
+}

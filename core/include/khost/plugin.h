@@ -1,0 +1,196 @@
+/* khost plugin ABI: the one header a backend plugin includes.
+ *
+ * A plugin is a shared object that exports ONE symbol, khost_plugin_entry (type
+ * khost_plugin_entry_fn). The host calls it with its own ABI version; the plugin
+ * returns a pointer to a static, read-only khost_plugin descriptor, or NULL to
+ * refuse that host.
+ *
+ * Compatibility rules (modelled on the PJRT C API):
+ *  - KHOST_ABI_MAJOR must match exactly; a different major is refused.
+ *  - Minor versions only append fields to the end of structs. Every versioned
+ *    struct starts with (or carries near its start) `struct_size`; a reader
+ *    touches a field only when struct_size shows it is present. A plugin built
+ *    for an older or newer minor therefore loads as long as the fields the host
+ *    needs are inside struct_size.
+ *  - Memory: the host owns every tensor, the stream, the workspace and the error
+ *    buffer. A plugin allocates nothing it does not free itself, and never
+ *    keeps a pointer from khost_input after the call returns.
+ *  - A plugin never calls exit() or prints; it reports through return codes and
+ *    khost_input.error.
+ *
+ * This header includes nothing of the host and depends only on the C standard.
+ */
+#ifndef KHOST_PLUGIN_H
+#define KHOST_PLUGIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KHOST_ABI_MAJOR 1
+#define KHOST_ABI_MINOR 0
+
+/* "KHOSTPLG" in ASCII: the first field of every descriptor. */
+#define KHOST_PLUGIN_MAGIC UINT64_C(0x4b484f5354504c47)
+
+/* Name of the one exported entry symbol. */
+#define KHOST_PLUGIN_ENTRY_SYMBOL "khost_plugin_entry"
+
+#if defined(__GNUC__)
+#define KHOST_VISIBLE __attribute__((visibility("default")))
+#else
+#define KHOST_VISIBLE
+#endif
+#ifdef __cplusplus
+#define KHOST_EXPORT extern "C" KHOST_VISIBLE
+#else
+#define KHOST_EXPORT KHOST_VISIBLE
+#endif
+
+/* Status codes returned by every plugin function. 0 is success. */
+typedef enum khost_status {
+  KHOST_STATUS_OK = 0,
+  KHOST_STATUS_INVALID_ARGUMENT = 1, /* the input is malformed (host bug or ABI misuse) */
+  KHOST_STATUS_UNSUPPORTED = 2,      /* declined: shape/dtype not handled (host reports SKIP) */
+  KHOST_STATUS_DEVICE_ERROR = 3,     /* a CUDA or driver call failed */
+  KHOST_STATUS_INTERNAL = 4          /* anything else */
+} khost_status;
+
+/* Where memory lives and where a kernel runs; values are DLPack's DLDeviceType. */
+typedef enum khost_device_type {
+  KHOST_DEVICE_CPU = 1,
+  KHOST_DEVICE_CUDA = 2
+} khost_device_type;
+
+/* Type codes, equal to DLPack v1.1's DLDataTypeCode so tensors can be exchanged
+ * with DLPack users without translation. */
+typedef enum khost_dtype_code {
+  KHOST_DTYPE_INT = 0,
+  KHOST_DTYPE_UINT = 1,
+  KHOST_DTYPE_FLOAT = 2, /* IEEE binary16/32/64 by bits */
+  KHOST_DTYPE_BFLOAT = 4,
+  KHOST_DTYPE_FLOAT8_E4M3FN = 10,
+  KHOST_DTYPE_FLOAT4_E2M1FN = 17
+} khost_dtype_code;
+
+/* A DLPack-style element type: code, bits per element, lanes (always 1 here). */
+typedef struct khost_dtype {
+  uint8_t code;
+  uint8_t bits;
+  uint16_t lanes;
+} khost_dtype;
+
+#define KHOST_MAX_DIMS 6
+
+/* A strided view of host-owned memory, valid only during one call.
+ * Shapes and strides count ELEMENTS, as in DLPack. Sub-byte types (fp4) are
+ * packed along the last, contiguous dimension: two e2m1 codes per byte, element
+ * 2j in the low nibble. nbytes is the exact size of the storage at data. */
+typedef struct khost_tensor {
+  size_t struct_size;     /* sizeof(khost_tensor) as the host compiled it */
+  const char *name;       /* the op's name for this tensor ("a", "sfa", "out"); host-owned */
+  void *data;             /* first element; host-owned; device pointer when device_type is CUDA */
+  int32_t device_type;    /* khost_device_type */
+  int32_t device_id;      /* CUDA ordinal, 0 for CPU */
+  khost_dtype dtype;      /* element type */
+  int32_t ndim;           /* number of dimensions, <= KHOST_MAX_DIMS */
+  const int64_t *shape;   /* ndim extents; host-owned */
+  const int64_t *strides; /* ndim strides in elements (row-major contiguous today); host-owned */
+  size_t nbytes;          /* bytes of storage at data */
+} khost_tensor;
+
+/* One named integer parameter of the op (for example m, k, l). */
+typedef struct khost_param {
+  const char *name; /* host-owned */
+  int64_t value;
+} khost_param;
+
+/* Everything one kernel call receives. Host-owned; valid for the duration of
+ * the call (and of supports()/workspace_size() calls). Inputs are read-only:
+ * a kernel that writes them is reported as an error. */
+typedef struct khost_input {
+  size_t struct_size;           /* sizeof(khost_input) as the host compiled it */
+  const char *op;               /* op name, as in khost_kernel.op; host-owned */
+  int32_t nparams;              /* entries in params */
+  const khost_param *params;    /* the op's parameters; host-owned */
+  int32_t ninputs;              /* entries in inputs */
+  const khost_tensor *inputs;   /* read-only tensors, in the op's documented order */
+  int32_t noutputs;             /* entries in outputs */
+  const khost_tensor *outputs;  /* tensors the kernel must fully overwrite */
+  void *stream;                 /* cudaStream_t (CUstream) for CUDA kernels; NULL for CPU */
+  void *workspace;              /* host-owned scratch of workspace_bytes on the kernel's device, or NULL */
+  size_t workspace_bytes;       /* as asked through khost_kernel.workspace_size */
+  char *error;                  /* host-owned buffer for a NUL-terminated message */
+  size_t error_size;            /* capacity of error in bytes (>= 256) */
+  int32_t num_threads;          /* CPU kernels: threads the kernel may use (>= 1) */
+} khost_input;
+
+/* Runs the op. Returns khost_status; on failure writes a message into in->error.
+ * CUDA kernels enqueue on in->stream only and need not synchronise. */
+typedef int (*khost_kernel_fn)(const khost_input *in);
+
+/* Optional. KHOST_STATUS_OK when the kernel handles this input; otherwise
+ * KHOST_STATUS_UNSUPPORTED with the reason in in->error (reported as SKIP). */
+typedef int (*khost_supports_fn)(const khost_input *in);
+
+/* Optional. Stores the scratch bytes the kernel needs for this input. The
+ * host allocates them on the kernel's device and passes them as workspace. */
+typedef int (*khost_workspace_fn)(const khost_input *in, size_t *bytes);
+
+/* One implementation of one op on one device. Static, plugin-owned. */
+typedef struct khost_kernel {
+  size_t struct_size;          /* sizeof(khost_kernel) as the plugin compiled it */
+  const char *op;              /* catalog op name, for example "nvfp4_gemv" */
+  int32_t device_type;         /* khost_device_type the kernel runs on and reads from */
+  khost_kernel_fn run;         /* required */
+  khost_supports_fn supports;  /* optional, NULL = supports everything valid */
+  khost_workspace_fn workspace_size; /* optional, NULL = no workspace */
+} khost_kernel;
+
+/* Called once per process before any kernel, in the process that will run the
+ * kernels (never in a process that only lists plugins). Must succeed on a
+ * machine without a GPU: defer device work to the first call. Returns
+ * khost_status and writes a message into err on failure. */
+typedef int (*khost_init_fn)(char *err, size_t err_size);
+
+/* Called once at the end of a process that called init successfully. */
+typedef void (*khost_fini_fn)(void);
+
+/* The descriptor a plugin returns. Static, read-only, plugin-owned; it must
+ * stay valid until the library is unloaded. One kernel per (op, device). */
+typedef struct khost_plugin {
+  uint64_t magic;              /* KHOST_PLUGIN_MAGIC */
+  uint32_t abi_major;          /* KHOST_ABI_MAJOR the plugin was built with */
+  uint32_t abi_minor;          /* KHOST_ABI_MINOR the plugin was built with */
+  size_t struct_size;          /* sizeof(khost_plugin) as the plugin compiled it */
+  const char *name;            /* unique backend name, [a-z0-9_]+, for example "cute" */
+  const char *version;         /* the plugin's own version string */
+  const char *language;        /* "c", "cuda", "cute", "triton", ... */
+  const char *description;     /* one line */
+  int32_t nkernels;            /* entries in kernels */
+  const khost_kernel *const *kernels; /* pointers, so khost_kernel may grow */
+  khost_init_fn init;          /* optional */
+  khost_fini_fn fini;          /* optional */
+} khost_plugin;
+
+/* The exported entry. host_major/host_minor: the host's ABI version. Returns
+ * the plugin's static descriptor, or NULL when it cannot serve this host. */
+typedef const khost_plugin *(*khost_plugin_entry_fn)(uint32_t host_major, uint32_t host_minor);
+
+/* Declares the entry function of a plugin that serves any host of the same
+ * major. Use: KHOST_PLUGIN_DEFINE(my_descriptor) at file scope. */
+#define KHOST_PLUGIN_DEFINE(descriptor)                                                        \
+  KHOST_EXPORT const khost_plugin *khost_plugin_entry(uint32_t host_major, uint32_t host_minor) \
+  {                                                                                            \
+    (void)host_minor;                                                                          \
+    return host_major == KHOST_ABI_MAJOR ? &(descriptor) : NULL;                               \
+  }
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KHOST_PLUGIN_H */

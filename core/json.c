@@ -1,0 +1,241 @@
+#include "json.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* 15 digits: more than any measurement holds, and 0.1 stays 0.1 instead of 0.10000000000000001. */
+#define DUMP_FLAGS (JSON_INDENT(2) | JSON_REAL_PRECISION(15))
+
+struct khost__json_writer {
+  char *path, *tmp_path;
+  khost__run_info info;
+  khost__row *rows;
+  int nrows, capacity;
+  int finished;
+};
+
+/* JSON has no NaN or infinity; null keeps the document valid and says "no value". */
+static json_t *number(double v)
+{
+  return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* Zero means "not measured" in a row (untimed, no peak, not comparable). */
+static json_t *measured(double v, int known)
+{
+  return known && v != 0 ? number(v) : json_null();
+}
+
+/* A fixed-size text field. Rows cross a pipe as bytes and messages may quote a
+ * plugin, so neither a terminating NUL nor valid UTF-8 is taken for granted:
+ * invalid text degrades to ASCII with '?' for every other byte. */
+static json_t *text_field(const char *s, size_t size)
+{
+  size_t n = strnlen(s, size);
+  json_t *t = json_stringn(s, n);
+  if (t)
+    return t;
+  char *ascii = malloc(n + 1);
+  if (!ascii)
+    return NULL;
+  for (size_t i = 0; i < n; i++)
+    ascii[i] = (unsigned char)s[i] < 0x80 ? s[i] : '?';
+  t = json_stringn(ascii, n);
+  free(ascii);
+  return t;
+}
+#define TEXT(field) text_field((field), sizeof(field))
+
+static json_t *mismatch_json(const khost__mismatch *m)
+{
+  return json_pack("{s:I, s:o, s:o, s:o}", "index", (json_int_t)m->index, "where", TEXT(m->where),
+                   "got", number(m->got), "expected", number(m->expected));
+}
+
+static json_t *check_json(const khost__check_stats *s)
+{
+  int checked = s->count > 0;
+  json_t *shown = json_array();
+  for (int i = 0; shown && i < s->nshown && i < KHOST__MAX_MISMATCHES; i++) {
+    if (json_array_append_new(shown, mismatch_json(&s->shown[i])) != 0) {
+      json_decref(shown);
+      shown = NULL;
+    }
+  }
+  return json_pack("{s:I, s:I, s:I, s:o, s:o, s:o, s:o}", "count", (json_int_t)s->count,
+                   "mismatches", (json_int_t)s->mismatches, "unwritten", (json_int_t)s->unwritten,
+                   "max_abs", checked ? number(s->max_abs) : json_null(),
+                   "max_rel", checked ? number(s->max_rel) : json_null(),
+                   "mean_abs", checked ? number(s->mean_abs) : json_null(), "first_mismatches", shown);
+}
+
+static json_t *time_json(const khost__timing *t)
+{
+  int timed = t->samples > 0;
+  return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o}", "samples", (json_int_t)t->samples,
+                   "median_s", measured(t->median, timed), "mean_s", measured(t->mean, timed),
+                   "min_s", measured(t->min, timed), "max_s", measured(t->max, timed),
+                   "stddev_s", timed ? number(t->stddev) : json_null(),
+                   "noise_pct", timed ? number(t->noise) : json_null());
+}
+
+static json_t *row_json(const khost__row *r)
+{
+  int timed = r->time.samples > 0;
+  return json_pack("{s:o, s:o, s:o, s:o, s:o, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o,"
+                   " s:b}",
+                   "case", TEXT(r->case_name), "op", TEXT(r->op), "params", TEXT(r->params),
+                   "backend", TEXT(r->backend), "device", TEXT(r->device),
+                   "status", khost__row_status_name(r->status), "message", TEXT(r->message),
+                   "atol", number(r->atol), "rtol", number(r->rtol), "check", check_json(&r->check),
+                   "time", time_json(&r->time), "flops", number(r->flops), "bytes", number(r->bytes),
+                   "gbps", measured(r->gbps, timed), "tflops", measured(r->tflops, timed),
+                   "peak_fraction", measured(r->peak_fraction, 1), "speedup", measured(r->speedup, 1),
+                   "is_baseline", r->is_baseline != 0);
+}
+
+/* Zero means "unknown" in a khost__run_info. */
+static json_t *count(json_int_t v)
+{
+  return v > 0 ? json_integer(v) : json_null();
+}
+
+static json_t *run_json(const khost__run_info *i)
+{
+  return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+                   "khost_version", TEXT(i->khost_version), "host", TEXT(i->host), "cpu", TEXT(i->cpu),
+                   "ncpus", count(i->ncpus), "device", TEXT(i->device), "sm_count", count(i->sm_count),
+                   "l2_bytes", count((json_int_t)i->l2_bytes), "sm_clock_mhz", count(i->sm_clock_mhz),
+                   "mem_clock_mhz", count(i->mem_clock_mhz), "peak_gbps", measured(i->peak_gbps, 1),
+                   "suite", TEXT(i->suite), "command", TEXT(i->command), "date", TEXT(i->date));
+}
+
+static json_t *backend_json(const khost__backend_summary *b)
+{
+  return json_pack("{s:o, s:i, s:o, s:i}", "backend", TEXT(b->name), "speedup_cases", b->speedup_cases,
+                   "geomean_speedup", measured(b->geomean_speedup, b->speedup_cases > 0), "wins", b->wins);
+}
+
+static json_t *summary_json(const khost__row *rows, int nrows)
+{
+  khost__summary s;
+  json_t *counts = json_object(), *backends = json_array();
+  khost__summarize(rows, nrows, &s);
+  for (int k = 0; counts && k < KHOST__ROW_STATUS_COUNT; k++) {
+    if (json_object_set_new(counts, khost__row_status_name(k), json_integer(s.by_status[k])) != 0) {
+      json_decref(counts);
+      counts = NULL;
+    }
+  }
+  for (int b = 0; backends && b < s.nbackends; b++) {
+    if (json_array_append_new(backends, backend_json(&s.backends[b])) != 0) {
+      json_decref(backends);
+      backends = NULL;
+    }
+  }
+  return json_pack("{s:i, s:o, s:o, s:i}", "rows", s.nrows, "counts", counts, "backends", backends,
+                   "rows_omitted", s.rows_omitted);
+}
+
+static json_t *document_json(const khost__json_writer *w)
+{
+  json_t *rows = json_array();
+  for (int i = 0; rows && i < w->nrows; i++) {
+    if (json_array_append_new(rows, row_json(&w->rows[i])) != 0) {
+      json_decref(rows);
+      rows = NULL;
+    }
+  }
+  return json_pack("{s:i, s:o, s:b, s:o, s:o, s:o}", "schema_version", KHOST__JSON_SCHEMA_VERSION,
+                   "khost_version", TEXT(w->info.khost_version), "finished", w->finished,
+                   "run", run_json(&w->info), "rows", rows, "summary", summary_json(w->rows, w->nrows));
+}
+
+/* Writes the whole document to tmp_path, then renames it over path: rename is
+ * atomic, so readers and a killed run only ever see a complete document. */
+static int write_document(const khost__json_writer *w, khost__err *err)
+{
+  int rc = KHOST__OK;
+  json_t *doc = document_json(w);
+  FILE *f = NULL;
+  if (!doc)
+    return khost__errorf(err, KHOST__E_NOMEM, "JSON report %s: out of memory", w->path);
+  f = fopen(w->tmp_path, "w");
+  if (!f) {
+    rc = khost__errorf(err, KHOST__E_IO, "JSON report: cannot create %s: %s", w->tmp_path, strerror(errno));
+    goto out_doc;
+  }
+  if (json_dumpf(doc, f, DUMP_FLAGS) != 0 || fputc('\n', f) == EOF)
+    rc = khost__errorf(err, KHOST__E_IO, "JSON report: cannot write %s", w->tmp_path);
+  if (fclose(f) != 0 && rc == KHOST__OK)
+    rc = khost__errorf(err, KHOST__E_IO, "JSON report: cannot write %s: %s", w->tmp_path, strerror(errno));
+  if (rc == KHOST__OK && rename(w->tmp_path, w->path) != 0)
+    rc = khost__errorf(err, KHOST__E_IO, "JSON report: cannot rename %s to %s: %s", w->tmp_path, w->path,
+                       strerror(errno));
+  if (rc != KHOST__OK)
+    remove(w->tmp_path);
+out_doc:
+  json_decref(doc);
+  return rc;
+}
+
+int khost__json_open(const char *path, const khost__run_info *info, khost__json_writer **out,
+                     khost__err *err)
+{
+  int rc;
+  khost__json_writer *w = calloc(1, sizeof *w);
+  if (!w || !(w->path = strdup(path)) || asprintf(&w->tmp_path, "%s.tmp", path) < 0) {
+    if (w)
+      w->tmp_path = NULL; /* asprintf leaves it undefined on failure */
+    rc = khost__errorf(err, KHOST__E_NOMEM, "JSON report %s: out of memory", path);
+    goto fail;
+  }
+  w->info = *info;
+  rc = write_document(w, err);
+  if (rc != KHOST__OK)
+    goto fail;
+  *out = w;
+  return KHOST__OK;
+fail:
+  khost__json_free(w);
+  return rc;
+}
+
+int khost__json_append(khost__json_writer *w, const khost__row *row, khost__err *err)
+{
+  if (w->nrows == w->capacity) {
+    int capacity = w->capacity ? 2 * w->capacity : 16;
+    khost__row *grown = realloc(w->rows, (size_t)capacity * sizeof *grown);
+    if (!grown)
+      return khost__errorf(err, KHOST__E_NOMEM, "JSON report %s: out of memory", w->path);
+    w->rows = grown;
+    w->capacity = capacity;
+  }
+  w->rows[w->nrows++] = *row;
+  return write_document(w, err);
+}
+
+void khost__json_set_info(khost__json_writer *w, const khost__run_info *info)
+{
+  w->info = *info;
+}
+
+int khost__json_finish(khost__json_writer *w, khost__err *err)
+{
+  w->finished = 1;
+  return write_document(w, err);
+}
+
+void khost__json_free(khost__json_writer *w)
+{
+  if (!w)
+    return;
+  free(w->rows);
+  free(w->tmp_path);
+  free(w->path);
+  free(w);
+}

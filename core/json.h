@@ -1,0 +1,33 @@
+/* The JSON report, rewritten whole after every row and renamed into place, so a
+ * run killed at any moment leaves the last complete, valid document behind. */
+#ifndef KHOST_JSON_H
+#define KHOST_JSON_H
+
+#include "error.h"
+#include "report.h"
+
+#define KHOST__JSON_SCHEMA_VERSION 1
+
+/* An open JSON report. Opaque; owned by the caller, released by khost__json_free. */
+typedef struct khost__json_writer khost__json_writer;
+
+/* Writes a document with no rows to path (path.tmp is used for the atomic
+ * replacement) and returns the writer in *out. info is copied. */
+int khost__json_open(const char *path, const khost__run_info *info, khost__json_writer **out,
+                     khost__err *err);
+
+/* Adds a copy of row and rewrites the document, summary included. */
+int khost__json_append(khost__json_writer *w, const khost__row *row, khost__err *err);
+
+/* Replaces the run description (copied), for facts learnt during the run such
+ * as the GPU; written with the next append or finish. */
+void khost__json_set_info(khost__json_writer *w, const khost__run_info *info);
+
+/* Rewrites the document marked "finished": true; a document never finished
+ * comes from a run that stopped early. The writer stays valid until freed. */
+int khost__json_finish(khost__json_writer *w, khost__err *err);
+
+/* Releases w (NULL is fine); the file stays as last written. */
+void khost__json_free(khost__json_writer *w);
+
+#endif

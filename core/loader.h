@@ -1,0 +1,87 @@
+/* Loading backend plugins: dlopen, validate the descriptor, and remember every
+ * failure with the stage it happened at, so that one bad plugin never stops
+ * khost and `khost --list` can say exactly what went wrong. */
+#ifndef KHOST_LOADER_H
+#define KHOST_LOADER_H
+
+#include <stdbool.h>
+
+#include "error.h"
+#include "khost/plugin.h"
+
+/* Where loading a plugin can fail, in the order the loader tries things. */
+typedef enum {
+  KHOST__STAGE_DLOPEN,      /* not a loadable shared object (dlerror says why) */
+  KHOST__STAGE_SYMBOL,      /* no khost_plugin_entry symbol */
+  KHOST__STAGE_ENTRY,       /* the entry refused this host (returned NULL) */
+  KHOST__STAGE_MAGIC,       /* the descriptor does not start with KHOST_PLUGIN_MAGIC */
+  KHOST__STAGE_ABI,         /* ABI major differs */
+  KHOST__STAGE_STRUCT_SIZE, /* a struct is smaller than the fields the host reads */
+  KHOST__STAGE_DESCRIPTOR,  /* empty name, NULL kernel function, duplicate op, ... */
+  KHOST__STAGE_DUPLICATE,   /* another plugin already has this name */
+  KHOST__STAGE_INIT,        /* init() failed or crashed (probed in a child process) */
+  KHOST__STAGE_COUNT
+} khost__load_stage;
+
+/* A plugin that loaded. `desc` points into the library; valid until unloaded. */
+typedef struct khost__plugin {
+  char path[4096];
+  void *handle;
+  const khost_plugin *desc;
+} khost__plugin;
+
+/* A plugin that did not load. Plain value. */
+typedef struct khost__load_failure {
+  char path[4096];
+  khost__load_stage stage;
+  char reason[5120];
+} khost__load_failure;
+
+/* All plugins found so far and every failure. Owns the libraries it opened. */
+typedef struct khost__registry {
+  int nplugins;
+  khost__plugin *plugins;
+  int nfailures;
+  khost__load_failure *failures;
+} khost__registry;
+
+/* Name of a stage as shown to users ("dlopen", "symbol", ...). Static string. */
+const char *khost__load_stage_name(khost__load_stage stage);
+
+/* Loads one file. A plugin that fails is recorded in reg->failures and the call
+ * still returns 0; only running out of memory is an error. */
+int khost__registry_add_file(khost__registry *reg, const char *path, khost__err *err);
+
+/* Loads every *.so in dir and in its direct subfolders, in name order. A
+ * missing dir is not an error (discovery paths are optional). */
+int khost__registry_add_dir(khost__registry *reg, const char *dir, khost__err *err);
+
+/* Records a failure of the plugin at path (copied). 0 or KHOST__E_NOMEM. */
+int khost__registry_add_failure(khost__registry *reg, const char *path, khost__load_stage stage,
+                                const char *reason, khost__err *err);
+
+/* Unloads plugin `index` and removes it from the list. */
+void khost__registry_remove(khost__registry *reg, int index);
+
+/* Calls every plugin's init() (and fini()) in a child process and moves those
+ * that fail or crash to the failures with stage INIT. The parent stays free of
+ * whatever init touches (a CUDA context must never exist before fork). */
+int khost__registry_probe_init(khost__registry *reg, khost__err *err);
+
+/* The plugin called name, or NULL. Borrowed pointer into reg. */
+const khost__plugin *khost__registry_find(const khost__registry *reg, const char *name);
+
+/* The plugin's kernel for (op, device), or NULL. Borrowed from the library. */
+const khost_kernel *khost__plugin_kernel(const khost__plugin *p, const char *op, int device_type);
+
+/* A kernel's optional functions, NULL when absent or outside its struct_size. */
+khost_supports_fn khost__kernel_supports(const khost_kernel *k);
+khost_workspace_fn khost__kernel_workspace(const khost_kernel *k);
+
+/* Comma-separated plugin names into buf (for "unknown backend" messages). */
+void khost__registry_names(const khost__registry *reg, char *buf, size_t size);
+
+/* Closes every library and frees the arrays. */
+void khost__registry_free(khost__registry *reg);
+
+#endif

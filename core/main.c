@@ -1,0 +1,162 @@
+/* khost: checks and times every backend plugin on the same inputs and prints
+ * one comparison table. Exit status: 0 pass/skip, 1 a failure, 2 bad usage. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "csv.h"
+#include "discover.h"
+#include "json.h"
+#include "runner.h"
+#include "table.h"
+
+/* Everything one run reports into; rows accumulate for the closing table. */
+typedef struct reports {
+  khost__run_info info;
+  khost__json_writer *json;
+  FILE *csv;
+  khost__row *rows;
+  int nrows;
+} reports;
+
+static void read_cpu_model(char *buf, size_t n)
+{
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  char line[512];
+  buf[0] = '\0';
+  while (f && fgets(line, sizeof line, f)) {
+    char *colon = strchr(line, ':');
+    if (strncmp(line, "model name", 10) || !colon) continue;
+    snprintf(buf, n, "%s", colon + 2);
+    buf[strcspn(buf, "\n")] = '\0';
+    break;
+  }
+  if (f) fclose(f);
+}
+
+static void describe_run(khost__run_info *info, const khost__options *o, const char *suite_path)
+{
+  memset(info, 0, sizeof *info);
+  snprintf(info->khost_version, sizeof info->khost_version, "%s", KHOST_VERSION);
+  gethostname(info->host, sizeof info->host - 1);
+  read_cpu_model(info->cpu, sizeof info->cpu);
+  info->ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+  snprintf(info->suite, sizeof info->suite, "%.255s", suite_path);
+  snprintf(info->command, sizeof info->command, "%s", o->command_line);
+  time_t now = time(NULL);
+  strftime(info->date, sizeof info->date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+}
+
+static void describe_device(khost__run_info *info, const khost__device_info *d)
+{
+  snprintf(info->device, sizeof info->device, "%.100s (sm_%d%d)", d->name, d->cc_major, d->cc_minor);
+  info->sm_count = d->sm_count;
+  info->l2_bytes = d->l2_bytes;
+  info->sm_clock_mhz = d->sm_clock_mhz;
+  info->mem_clock_mhz = d->mem_clock_mhz;
+  info->peak_gbps = d->peak_gbps;
+}
+
+static int case_done(void *ctx, const khost__row *rows, int n, const khost__device_info *device, khost__err *err)
+{
+  reports *r = ctx;
+  if (device) describe_device(&r->info, device);
+  if (device && r->json) khost__json_set_info(r->json, &r->info);
+  khost__row *grown = realloc(r->rows, (size_t)(r->nrows + n) * sizeof *grown);
+  if (!grown) return khost__errorf(err, KHOST__E_NOMEM, "out of memory keeping results");
+  r->rows = grown;
+  int rc = KHOST__OK;
+  for (int i = 0; i < n && rc == KHOST__OK; i++) {
+    r->rows[r->nrows++] = rows[i];
+    if (r->json) rc = khost__json_append(r->json, &rows[i], err);
+    if (rc == KHOST__OK && r->csv) rc = khost__csv_write_row(r->csv, &rows[i], err);
+  }
+  if (n > 0) fprintf(stderr, "khost: %s done\n", rows[0].case_name);
+  return rc;
+}
+
+static int open_reports(reports *r, const khost__options *o, khost__err *err)
+{
+  int rc = KHOST__OK;
+  if (o->json) rc = khost__json_open(o->json, &r->info, &r->json, err);
+  if (rc == KHOST__OK && o->csv && (rc = khost__csv_open(o->csv, &r->csv, err)) == KHOST__OK)
+    rc = khost__csv_write_header(r->csv, err);
+  return rc;
+}
+
+static int close_reports(reports *r, const khost__options *o, int finished, khost__err *err)
+{
+  int rc = KHOST__OK;
+  if (finished)
+    rc = khost__table_print(stdout, &r->info, r->rows, r->nrows, o->baseline ? o->baseline : o->reference, err);
+  if (r->json && finished && rc == KHOST__OK) rc = khost__json_finish(r->json, err);
+  khost__json_free(r->json);
+  khost__err csv_err;
+  if (r->csv && khost__csv_close(r->csv, &csv_err) != KHOST__OK && rc == KHOST__OK) *err = csv_err, rc = KHOST__E_IO;
+  free(r->rows);
+  return rc;
+}
+
+static void warn_failures(const khost__registry *reg)
+{
+  for (int i = 0; i < reg->nfailures; i++)
+    fprintf(stderr, "khost: plugin %s skipped (stage %s): %s\n", reg->failures[i].path,
+            khost__load_stage_name(reg->failures[i].stage), reg->failures[i].reason);
+}
+
+/* Suite, checks and reports; returns the exit status. */
+static int run(const khost__options *o, const khost__registry *reg, khost__err *err)
+{
+  char path[4096];
+  khost__suite suite = {0};
+  reports r = {0};
+  int failed = 0;
+  int rc = khost__suite_find(o->suite, path, sizeof path, err);
+  if (rc == KHOST__OK) rc = khost__suite_load(path, &suite, err);
+  if (rc == KHOST__OK) rc = khost__suite_filter(&suite, o->ops, o->cases, err);
+  if (rc == KHOST__OK) rc = khost__runner_validate(o, reg, err);
+  if (rc != KHOST__OK) goto out;
+  describe_run(&r.info, o, path);
+  if ((rc = open_reports(&r, o, err)) != KHOST__OK) goto out_reports;
+  rc = khost__run_suite(o, reg, &suite, case_done, &r, &failed, err);
+out_reports:;
+  khost__err close_err;
+  int closed = close_reports(&r, o, rc == KHOST__OK, &close_err);
+  if (rc == KHOST__OK && closed != KHOST__OK) *err = close_err, rc = closed;
+out:
+  khost__suite_free(&suite);
+  if (rc != KHOST__OK) return rc == KHOST__E_CONFIG ? 2 : 1;
+  return failed ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+  khost__options o;
+  khost__err err = {{0}};
+  khost__registry reg = {0};
+  int status = 2;
+  if (khost__cli_parse(argc, argv, &o, &err) != KHOST__OK) goto fail;
+  if (o.help) return khost__cli_usage(stdout), 0;
+  if (o.version) return printf("khost %s (plugin ABI %d.%d)\n", KHOST_VERSION, KHOST_ABI_MAJOR, KHOST_ABI_MINOR), 0;
+  if (khost__discover(&reg, &o, &err) != KHOST__OK) goto fail;
+  if (o.list) {
+    khost__discover_list(stdout, &reg);
+    status = o.strict && reg.nfailures ? 2 : 0;
+    goto done;
+  }
+  warn_failures(&reg);
+  if (o.strict && reg.nfailures) {
+    snprintf(err.msg, sizeof err.msg, "--strict: %d plugin(s) failed to load", reg.nfailures);
+    goto fail;
+  }
+  status = run(&o, &reg, &err);
+  if (status == 0 || (status == 1 && !err.msg[0])) goto done;
+fail:
+  fprintf(stderr, "khost: %s\n", err.msg);
+done:
+  khost__registry_free(&reg);
+  return status;
+}

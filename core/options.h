@@ -1,0 +1,31 @@
+/* What the command line asked for. Filled by khost__cli_parse; strings point
+ * into argv (or are static defaults) and live as long as argv. */
+#ifndef KHOST_OPTIONS_H
+#define KHOST_OPTIONS_H
+
+#define KHOST__MAX_PATHS 32
+
+typedef struct khost__options {
+  const char *suite;     /* name or path; "smoke" by default */
+  const char *ops;       /* --op: comma-separated filter or NULL */
+  const char *cases;     /* --case: comma-separated filter or NULL */
+  const char *backends;  /* --backends: comma-separated plugin names or NULL (all) */
+  const char *baseline;  /* --baseline NAME[:cpu|cuda] or NULL (reference, on the GPU when there is one) */
+  const char *reference; /* --reference: the oracle plugin, "reference" */
+  const char *json, *csv, *dump;
+  const char *plugin_dirs[KHOST__MAX_PATHS];
+  int nplugin_dirs;
+  const char *plugin_files[KHOST__MAX_PATHS];
+  int nplugin_files;
+  int list, strict, help, version;
+  int hot;          /* time back-to-back calls instead of flushing L2 first */
+  int graph_calls;  /* --graph N: time N calls captured in one CUDA graph (0: off) */
+  int no_isolate;   /* run in-process (debugging) */
+  int device;       /* CUDA ordinal */
+  int threads;      /* CPU kernels' threads */
+  int min_samples;
+  double warmup_s, max_noise_pct, max_time_s, timeout_s;
+  const char *command_line; /* for reports; static buffer owned by cli.c */
+} khost__options;
+
+#endif

@@ -1,0 +1,94 @@
+/* Plugin init() runs in a child process first: a plugin whose init fails,
+ * crashes, exits or hangs is recorded with stage "init" and never reaches a
+ * worker, and the parent never holds state that init created (a CUDA context
+ * must not exist before fork). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "child.h"
+#include "loader.h"
+
+enum { MSG_BEGIN = 1, MSG_RESULT = 2 };
+#define PROBE_TIMEOUT_S 60.0
+
+typedef struct probe_result {
+  int32_t index, status;
+  char message[1000];
+} probe_result;
+
+typedef struct probe_job {
+  const khost__registry *reg;
+  int first;
+} probe_job;
+
+static int probe_child(int fd, void *arg)
+{
+  const probe_job *job = arg;
+  for (int i = job->first; i < job->reg->nplugins; i++) {
+    const khost_plugin *d = job->reg->plugins[i].desc;
+    probe_result r = {.index = i};
+    khost__child_send(fd, MSG_BEGIN, &i, sizeof i);
+    if (d->init) {
+      r.status = d->init(r.message, sizeof r.message);
+      r.message[sizeof r.message - 1] = '\0';
+      if (r.status == KHOST_STATUS_OK && d->fini) d->fini();
+    }
+    khost__child_send(fd, MSG_RESULT, &r, sizeof r);
+  }
+  return 0;
+}
+
+/* Runs one child from job->first; returns the index after the last plugin it
+ * settled. Failures are written into why[i] (empty string = fine). */
+static int probe_from(probe_job *job, char (*why)[1024], khost__err *err, int *rc)
+{
+  khost__child child;
+  *rc = khost__child_start(&child, probe_child, job, err);
+  if (*rc != KHOST__OK) return job->reg->nplugins;
+  int current = -1, settled = job->first, got;
+  uint32_t type, size;
+  probe_result r;
+  while ((got = khost__child_recv(&child, &type, &r, sizeof r, &size, PROBE_TIMEOUT_S)) == 1) {
+    if (type == MSG_BEGIN) {
+      current = r.index;
+    } else if (type == MSG_RESULT) {
+      if (r.status != KHOST_STATUS_OK)
+        snprintf(why[r.index], sizeof why[0], "init returned status %d: %s", r.status, r.message);
+      settled = r.index + 1;
+      current = -1;
+    }
+  }
+  khost__child_end end;
+  khost__child_finish(&child, got < 0, &end);
+  if (current >= 0) {
+    snprintf(why[current], sizeof why[0], "init %s", got < 0 ? "timed out" : end.how);
+    settled = current + 1;
+  }
+  return current >= 0 ? settled : job->reg->nplugins;
+}
+
+static int record_and_drop(khost__registry *reg, char (*why)[1024], khost__err *err)
+{
+  /* Backwards, so that removing entry i does not shift the ones still to visit. */
+  for (int i = reg->nplugins - 1; i >= 0; i--) {
+    if (!why[i][0]) continue;
+    int rc = khost__registry_add_failure(reg, reg->plugins[i].path, KHOST__STAGE_INIT, why[i], err);
+    if (rc != KHOST__OK) return rc;
+    khost__registry_remove(reg, i);
+  }
+  return KHOST__OK;
+}
+
+int khost__registry_probe_init(khost__registry *reg, khost__err *err)
+{
+  if (reg->nplugins == 0) return KHOST__OK;
+  char(*why)[1024] = calloc((size_t)reg->nplugins, sizeof *why);
+  if (!why) return khost__errorf(err, KHOST__E_NOMEM, "out of memory probing plugins");
+  int rc = KHOST__OK;
+  probe_job job = {.reg = reg, .first = 0};
+  while (job.first < reg->nplugins && rc == KHOST__OK) job.first = probe_from(&job, why, err, &rc);
+  if (rc == KHOST__OK) rc = record_and_drop(reg, why, err);
+  free(why);
+  return rc;
+}

@@ -1,0 +1,59 @@
+/* What every reporter (table, JSON, CSV) shares: the description of the run and
+ * machine printed above the rows, the summary computed from the rows, and the
+ * rendering of durations. Implemented in result.c, next to the row it reads. */
+#ifndef KHOST_REPORT_H
+#define KHOST_REPORT_H
+
+#include <stddef.h>
+
+#include "result.h"
+
+/* The run and the machine it ran on. Plain value owned by the caller; empty
+ * strings and zero numbers mean "unknown" and are left out of the reports. */
+typedef struct khost__run_info {
+  char khost_version[32];
+  char host[128];
+  char cpu[128];
+  int ncpus;
+  char device[128]; /* GPU name, "" when the run has no GPU */
+  int sm_count;
+  size_t l2_bytes;
+  int sm_clock_mhz, mem_clock_mhz;
+  double peak_gbps; /* measured device copy bandwidth, 0 when not measured */
+  char suite[256];
+  char command[1024];
+  char date[32]; /* ISO 8601 */
+} khost__run_info;
+
+#define KHOST__SUMMARY_MAX_BACKENDS 64
+
+/* One backend across all cases. */
+typedef struct khost__backend_summary {
+  char name[64];
+  int speedup_cases;      /* PASS rows with a speedup */
+  double geomean_speedup; /* over those rows; 0 when there is none */
+  int wins;               /* cases where this backend was the fastest PASS */
+} khost__backend_summary;
+
+/* Totals over a set of rows. Plain value. */
+typedef struct khost__summary {
+  int nrows;
+  int by_status[KHOST__ROW_STATUS_COUNT];
+  int nbackends;
+  khost__backend_summary backends[KHOST__SUMMARY_MAX_BACKENDS]; /* in order of first appearance */
+  int rows_omitted; /* rows of backends beyond the first KHOST__SUMMARY_MAX_BACKENDS: in by_status only */
+} khost__summary;
+
+/* Fills out from rows (borrowed). Cases are told apart by case_name, so rows of
+ * one case need not be adjacent. A speedup counts only on a PASS row: a fast
+ * wrong answer is no speedup. */
+void khost__summarize(const khost__row *rows, int nrows, khost__summary *out);
+
+/* 1 when no row before rows[i] belongs to its case: the row that opens the case. */
+int khost__row_opens_case(const khost__row *rows, int i);
+
+/* Writes seconds as "812.50 ns", "12.34 us", "1.50 ms" or "2.00 s" into buf
+ * (caller-owned, truncated to size); "-" when not positive or not finite. */
+void khost__format_seconds(double seconds, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,64 @@
+/* One row of the comparison: what one backend did on one case. Plain values,
+ * fixed size, so a worker process can send it through a pipe as bytes. */
+#ifndef KHOST_RESULT_H
+#define KHOST_RESULT_H
+
+#include <stdint.h>
+
+typedef enum {
+  KHOST__ROW_PASS,
+  KHOST__ROW_FAIL,    /* wrong answer (or a guard tripped by a wrong write) */
+  KHOST__ROW_SKIP,    /* declined by supports(), or its device is absent; reason given */
+  KHOST__ROW_ERROR,   /* kernel returned an error, mutated inputs, used another stream, ... */
+  KHOST__ROW_CRASH,   /* the worker died by a signal or exit() during this backend's call */
+  KHOST__ROW_TIMEOUT, /* the worker exceeded --timeout during this backend's call */
+  KHOST__ROW_STATUS_COUNT
+} khost__row_status;
+
+#define KHOST__MAX_MISMATCHES 5
+
+/* A mismatch at a flat output index, with the op's own coordinates rendered. */
+typedef struct khost__mismatch {
+  uint64_t index;
+  char where[96]; /* "c[batch=3, row=17]" */
+  double got, expected;
+} khost__mismatch;
+
+/* Error statistics of one output against the reference. */
+typedef struct khost__check_stats {
+  uint64_t count;      /* elements compared */
+  uint64_t mismatches; /* elements failing |got-ref| > atol + rtol*|ref| or NaN/Inf status */
+  uint64_t unwritten;  /* elements still holding the poison pattern */
+  double max_abs, max_rel, mean_abs;
+  int nshown;
+  khost__mismatch shown[KHOST__MAX_MISMATCHES];
+} khost__check_stats;
+
+/* Timing summary of one row (seconds). samples == 0 when not timed. */
+typedef struct khost__timing {
+  uint32_t samples;
+  double median, mean, min, max, stddev;
+  double noise; /* relative standard error of the mean, in percent */
+} khost__timing;
+
+typedef struct khost__row {
+  char case_name[64];
+  char op[32];
+  char params[128]; /* the case's parameters as "m=128 k=4096 l=1" */
+  char backend[64]; /* plugin name */
+  char device[8];   /* "cpu" or "cuda" */
+  khost__row_status status;
+  char message[512]; /* reason for SKIP/ERROR/CRASH/TIMEOUT/FAIL, else empty */
+  double atol, rtol;
+  khost__check_stats check;
+  khost__timing time;
+  double flops, bytes;      /* the op's counts for this case */
+  double gbps, tflops;      /* from the median; 0 when not timed */
+  double peak_fraction;     /* of the measured peak bandwidth (GPU), 0 when unknown */
+  double speedup;           /* baseline median / this median; 0 when not comparable */
+  int is_baseline;
+} khost__row;
+
+const char *khost__row_status_name(khost__row_status s); /* "PASS", ... */
+
+#endif

@@ -1,0 +1,308 @@
+#include "runner.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "child.h"
+#include "clock.h"
+#include "worker.h"
+
+/* Everything the parent keeps for one case while its workers run. */
+typedef struct case_run {
+  const khost__options *o;
+  const khost__registry *reg;
+  const khost__case *c;
+  khost__slot *slots;
+  khost__row *rows;
+  uint8_t *pending;
+  int nslots, oracle;
+  khost__device_info device;
+  int have_device;
+} case_run;
+
+static int in_list(const char *csv, const char *name)
+{
+  size_t n = strlen(name);
+  for (const char *p = csv; p && *p;) {
+    const char *end = strchr(p, ',');
+    size_t len = end ? (size_t)(end - p) : strlen(p);
+    if (len == n && !strncmp(p, name, n)) return 1;
+    p = end ? end + 1 : NULL;
+  }
+  return 0;
+}
+
+/* "name" or "name:cpu" / "name:cuda" into plugin name and device (0 = any). */
+static void split_baseline(const char *spec, char *name, size_t n, int *device)
+{
+  snprintf(name, n, "%s", spec);
+  char *colon = strchr(name, ':');
+  *device = 0;
+  if (!colon) return;
+  *colon = '\0';
+  *device = !strcmp(colon + 1, "cpu") ? KHOST_DEVICE_CPU : !strcmp(colon + 1, "cuda") ? KHOST_DEVICE_CUDA : -1;
+}
+
+static int check_name(const khost__registry *reg, const char *what, const char *name, khost__err *err)
+{
+  if (khost__registry_find(reg, name)) return KHOST__OK;
+  char names[2048];
+  khost__registry_names(reg, names, sizeof names);
+  return khost__errorf(err, KHOST__E_CONFIG, "unknown %s '%s'; loaded backends: %s", what, name, names);
+}
+
+int khost__runner_validate(const khost__options *o, const khost__registry *reg, khost__err *err)
+{
+  int rc = check_name(reg, "reference backend", o->reference, err);
+  for (const char *p = o->backends; p && *p && rc == KHOST__OK;) {
+    const char *end = strchr(p, ',');
+    char name[128];
+    snprintf(name, sizeof name, "%.*s", (int)(end ? end - p : (long)strlen(p)), p);
+    rc = check_name(reg, "backend", name, err);
+    p = end ? end + 1 : NULL;
+  }
+  if (rc == KHOST__OK && o->baseline) {
+    char name[128];
+    int device;
+    split_baseline(o->baseline, name, sizeof name, &device);
+    rc = check_name(reg, "baseline backend", name, err);
+    if (rc == KHOST__OK && device < 0)
+      rc = khost__errorf(err, KHOST__E_CONFIG, "--baseline %s: the device after ':' must be cpu or cuda",
+                         o->baseline);
+  }
+  return rc;
+}
+
+static int wanted(const khost__options *o, const char *name, const char *baseline)
+{
+  return !o->backends || in_list(o->backends, name) || !strcmp(name, baseline) || !strcmp(name, o->reference);
+}
+
+static void describe_row(const case_run *r, int s)
+{
+  khost__row *row = &r->rows[s];
+  const khost__case *c = r->c;
+  memset(row, 0, sizeof *row);
+  snprintf(row->case_name, sizeof row->case_name, "%s", c->name);
+  snprintf(row->op, sizeof row->op, "%s", c->op->name);
+  khost__case_format_params(c, row->params, sizeof row->params);
+  snprintf(row->backend, sizeof row->backend, "%s", r->reg->plugins[r->slots[s].plugin].desc->name);
+  snprintf(row->device, sizeof row->device, "%s", r->slots[s].device_type == KHOST_DEVICE_CUDA ? "cuda" : "cpu");
+  row->atol = c->atol;
+  row->rtol = c->rtol;
+  row->flops = c->op->flops(c);
+  row->bytes = c->op->bytes(c);
+}
+
+/* One slot per (wanted plugin, device) that has a kernel for the case's op. */
+static int make_slots(case_run *r, const char *baseline, khost__err *err)
+{
+  int cap = 2 * r->reg->nplugins;
+  r->slots = calloc((size_t)cap, sizeof *r->slots);
+  r->rows = calloc((size_t)cap, sizeof *r->rows);
+  r->pending = calloc((size_t)cap, 1);
+  if (!r->slots || !r->rows || !r->pending) return khost__errorf(err, KHOST__E_NOMEM, "out of memory");
+  static const int devices[2] = {KHOST_DEVICE_CPU, KHOST_DEVICE_CUDA};
+  for (int p = 0; p < r->reg->nplugins; p++) {
+    if (!wanted(r->o, r->reg->plugins[p].desc->name, baseline)) continue;
+    for (int d = 0; d < 2; d++) {
+      if (!khost__plugin_kernel(&r->reg->plugins[p], r->c->op->name, devices[d])) continue;
+      r->slots[r->nslots] = (khost__slot){.plugin = p, .device_type = devices[d]};
+      r->pending[r->nslots] = 1;
+      describe_row(r, r->nslots++);
+    }
+  }
+  return KHOST__OK;
+}
+
+static void free_case(case_run *r)
+{
+  free(r->pending);
+  free(r->rows);
+  free(r->slots);
+}
+
+static void take_results(case_run *r, int s, const khost__row *from)
+{
+  khost__row *row = &r->rows[s];
+  row->status = from->status;
+  memcpy(row->message, from->message, sizeof row->message);
+  row->check = from->check;
+  row->time = from->time;
+  r->pending[s] = 0;
+}
+
+static void settle(case_run *r, int s, khost__row_status status, const char *message)
+{
+  r->rows[s].status = status;
+  snprintf(r->rows[s].message, sizeof r->rows[s].message, "%s", message);
+  r->pending[s] = 0;
+}
+
+static int any_pending(const case_run *r)
+{
+  for (int s = 0; s < r->nslots; s++)
+    if (r->pending[s]) return 1;
+  return 0;
+}
+
+static void settle_all(case_run *r, khost__row_status status, const char *message)
+{
+  for (int s = 0; s < r->nslots; s++)
+    if (r->pending[s]) settle(r, s, status, message);
+}
+
+/* How the worker's end reads for the backend that was running. */
+static void blame(case_run *r, int current, const char *phase, const khost__child_end *end)
+{
+  char message[512];
+  khost__row_status status = end->timed_out ? KHOST__ROW_TIMEOUT : KHOST__ROW_CRASH;
+  if (end->timed_out)
+    snprintf(message, sizeof message, "exceeded --timeout %.0f s during %s", r->o->timeout_s, phase);
+  else if (end->exited)
+    snprintf(message, sizeof message, "the process exited with status %d during %s (exit() called?)",
+             end->exit_code, phase);
+  else
+    snprintf(message, sizeof message, "the worker was %s during %s", end->how, phase);
+  if (current != KHOST__ORACLE_SLOT) return settle(r, current, status, message);
+  char whole[600];
+  snprintf(whole, sizeof whole, "the reference failed: %s", message);
+  settle_all(r, KHOST__ROW_ERROR, whole);
+}
+
+/* Reads one worker's messages until it ends; returns how many slots settled. */
+static int listen(case_run *r, khost__child *child, double *peak)
+{
+  union {
+    khost__begin_msg begin;
+    khost__row_msg row;
+    khost__device_info device;
+  } m;
+  uint32_t type, size;
+  int current = -2, got, settled = 0;
+  char phase[32] = "start-up";
+  double deadline = khost__now_s() + r->o->timeout_s;
+  while ((got = khost__child_recv(child, &type, &m, sizeof m, &size, deadline - khost__now_s())) == 1) {
+    if (type == KHOST__MSG_BEGIN) {
+      current = m.begin.slot;
+      snprintf(phase, sizeof phase, "%s", m.begin.phase);
+    } else if (type == KHOST__MSG_ROW && m.row.slot >= 0 && m.row.slot < r->nslots) {
+      take_results(r, m.row.slot, &m.row.row);
+      settled++;
+    } else if (type == KHOST__MSG_DEVICE) {
+      r->device = m.device;
+      r->have_device = 1;
+      if (*peak <= 0) *peak = m.device.peak_gbps;
+    }
+  }
+  khost__child_end end;
+  khost__child_finish(child, got < 0, &end);
+  int culprit = current >= 0 ? r->pending[current] : current == KHOST__ORACLE_SLOT && any_pending(r);
+  /* Whatever way the worker ended (even exit(0)), the backend it announced has no row. */
+  if (culprit) {
+    blame(r, current, phase, &end);
+    settled++;
+  }
+  if (!settled && any_pending(r)) {
+    char message[256];
+    snprintf(message, sizeof message, "the worker %s before reporting (during %s)",
+             got < 0 ? "timed out" : end.how, phase);
+    settle_all(r, KHOST__ROW_ERROR, message);
+  }
+  return settled;
+}
+
+/* --no-isolate: the worker runs here and writes its messages to a file. */
+static int run_in_process(khost__worker_job *job, khost__child *child, khost__err *err)
+{
+  FILE *log = tmpfile();
+  if (!log) return khost__errorf(err, KHOST__E_IO, "cannot create a temporary file for --no-isolate");
+  int fd = dup(fileno(log));
+  fclose(log);
+  khost__worker_main(fd, job);
+  lseek(fd, 0, SEEK_SET);
+  child->pid = -1;
+  child->fd = fd;
+  return KHOST__OK;
+}
+
+static int run_workers(case_run *r, double *peak, khost__err *err)
+{
+  while (any_pending(r)) {
+    khost__worker_job job = {.o = r->o, .reg = r->reg, .c = r->c, .nslots = r->nslots, .slots = r->slots,
+                             .pending = r->pending, .oracle_plugin = r->oracle, .known_peak_gbps = *peak};
+    khost__child child;
+    int rc = r->o->no_isolate ? run_in_process(&job, &child, err)
+                              : khost__child_start(&child, khost__worker_main, &job, err);
+    if (rc != KHOST__OK) return rc;
+    listen(r, &child, peak);
+  }
+  return KHOST__OK;
+}
+
+/* The baseline row of the case: --baseline, else the reference on the GPU
+ * when it was timed there, else the reference on the CPU. -1 when none. */
+static int baseline_slot(const case_run *r)
+{
+  char name[128];
+  int device = 0;
+  split_baseline(r->o->baseline ? r->o->baseline : r->o->reference, name, sizeof name, &device);
+  int best = -1;
+  for (int s = 0; s < r->nslots; s++) {
+    const khost__row *row = &r->rows[s];
+    if (strcmp(row->backend, name) || row->time.samples == 0) continue;
+    if (device && r->slots[s].device_type != device) continue;
+    if (best < 0 || r->slots[s].device_type == KHOST_DEVICE_CUDA) best = s;
+  }
+  return best;
+}
+
+static void derive(case_run *r, double peak)
+{
+  int base = baseline_slot(r);
+  for (int s = 0; s < r->nslots; s++) {
+    khost__row *row = &r->rows[s];
+    double t = row->time.median;
+    row->is_baseline = s == base;
+    if (row->time.samples == 0 || t <= 0) continue;
+    row->gbps = row->bytes / t / 1e9;
+    row->tflops = row->flops / t / 1e12;
+    if (peak > 0 && r->slots[s].device_type == KHOST_DEVICE_CUDA) row->peak_fraction = row->gbps / peak;
+    if (base >= 0) row->speedup = r->rows[base].time.median / t;
+  }
+}
+
+static int is_failure(khost__row_status s)
+{
+  return s != KHOST__ROW_PASS && s != KHOST__ROW_SKIP;
+}
+
+int khost__run_suite(const khost__options *o, const khost__registry *reg, const khost__suite *suite,
+                     khost__case_done_fn done, void *ctx, int *failed, khost__err *err)
+{
+  const khost__plugin *oracle = khost__registry_find(reg, o->reference);
+  char baseline[128];
+  int baseline_device;
+  split_baseline(o->baseline ? o->baseline : o->reference, baseline, sizeof baseline, &baseline_device);
+  double peak = 0;
+  int rc = KHOST__OK, have_device = 0;
+  khost__device_info device_info;
+  *failed = 0;
+  for (int i = 0; i < suite->ncases && rc == KHOST__OK; i++) {
+    case_run r = {.o = o, .reg = reg, .c = &suite->cases[i], .oracle = (int)(oracle - reg->plugins)};
+    rc = make_slots(&r, baseline, err);
+    if (rc == KHOST__OK) rc = run_workers(&r, &peak, err);
+    if (rc == KHOST__OK) {
+      if (r.have_device) device_info = r.device, have_device = 1;
+      device_info.peak_gbps = peak;
+      derive(&r, peak);
+      for (int s = 0; s < r.nslots; s++) *failed |= is_failure(r.rows[s].status);
+      rc = done(ctx, r.rows, r.nslots, have_device ? &device_info : NULL, err);
+    }
+    free_case(&r);
+  }
+  return rc;
+}

@@ -1,0 +1,479 @@
+#include "suite.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <ini.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef KHOST_SUITE_SOURCE_DIR
+#error "meson must define KHOST_SUITE_SOURCE_DIR (the source tree's suites/ folder)"
+#endif
+#ifndef KHOST_SUITE_INSTALL_DIR
+#error "meson must define KHOST_SUITE_INSTALL_DIR (the installed suites folder)"
+#endif
+
+/* Which keys a case has set: bit i for op->params[i], then these. */
+enum {
+  KEY_OP = 1u << KHOST__MAX_PARAMS,
+  KEY_SEED = KEY_OP << 1,
+  KEY_ATOL = KEY_OP << 2,
+  KEY_RTOL = KEY_OP << 3
+};
+
+typedef struct parser {
+  const char *path;
+  FILE *file;
+  char *line; /* getline's buffer */
+  size_t line_capacity;
+  int lineno;      /* of the line last handed to inih */
+  int header_line; /* of a [section] header not yet followed by a key, else 0 */
+  khost__case *cases;
+  unsigned *keys; /* per case, the KEY_* and parameter bits it has set */
+  int ncases, capacity;
+  int error_line; /* of the earliest error recorded, else 0 */
+  int status;
+  khost__err *err;
+} parser;
+
+/* Appends to the string in buf, truncating at n bytes: messages may be cut, never overrun. */
+static void append(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void append(char *buf, size_t n, const char *fmt, ...)
+{
+  size_t used = strlen(buf);
+  if (used + 1 >= n) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf + used, n - used, fmt, ap);
+  va_end(ap);
+}
+
+/* Keeps the earliest error in the file: inih reports its syntax errors only after
+ * the handler has seen later lines. Returns code. */
+static int fail(parser *p, int line, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int fail(parser *p, int line, int code, const char *fmt, ...)
+{
+  if (p->error_line && p->error_line <= line) return code;
+  char reason[768];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(reason, sizeof reason, fmt, ap);
+  va_end(ap);
+  p->error_line = line;
+  p->status = code;
+  return khost__errorf(p->err, code, "%s:%d: %s", p->path, line, reason);
+}
+
+/* 64-bit FNV-1a: the default seed of a case is a fixed function of its name. */
+static uint64_t fnv1a(const char *s)
+{
+  uint64_t h = 14695981039346656037ull;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return h;
+}
+
+static void key_list(const khost__op *op, char *buf, size_t n)
+{
+  buf[0] = '\0';
+  for (int i = 0; i < op->nparams; i++) append(buf, n, "%s, ", op->params[i].name);
+  append(buf, n, "seed, atol, rtol");
+}
+
+/* A [section] header by inih's rule: a ']' comes before any inline comment
+ * (a ';' after a blank), so that khost and inih agree on which lines start cases. */
+static bool is_header(const char *s)
+{
+  if (s[0] != '[') return false;
+  for (const char *c = s + 1; *c; c++) {
+    if (*c == ']') return true;
+    if (*c == ';' && isspace((unsigned char)c[-1])) return false;
+  }
+  return false;
+}
+
+/* inih's reader. It hands over exactly one physical line per call, so inih's line
+ * numbers and ours agree, and strips leading blanks: this inih build would join an
+ * indented line to the previous value (multi-line values), which a suite never
+ * means. It also notes [section] headers, which inih does not pass to handlers. */
+static char *read_line(char *str, int num, void *stream)
+{
+  parser *p = stream;
+  if (getline(&p->line, &p->line_capacity, p->file) < 0) return NULL;
+  p->lineno++;
+  const char *start = p->line;
+  if (p->lineno == 1 && strncmp(start, "\xEF\xBB\xBF", 3) == 0) start += 3; /* UTF-8 BOM */
+  start += strspn(start, " \t");
+  if (strlen(start) + 1 > (size_t)num) {
+    fail(p, p->lineno, KHOST__E_CONFIG, "line is longer than %d characters", num - 2);
+    start = "\n";
+  } else if (is_header(start)) {
+    if (p->header_line) fail(p, p->header_line, KHOST__E_CONFIG, "case has no keys (it needs op = OP)");
+    p->header_line = p->lineno;
+  }
+  strcpy(str, start);
+  return str;
+}
+
+static int check_case_name(parser *p, int line, const char *name)
+{
+  size_t len = strlen(name);
+  if (len == 0) return fail(p, line, KHOST__E_CONFIG, "empty case name");
+  if (len > KHOST__CASE_NAME_MAX)
+    return fail(p, line, KHOST__E_CONFIG, "case name '%s...' is longer than %d characters", name,
+                KHOST__CASE_NAME_MAX);
+  if (strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != len)
+    return fail(p, line, KHOST__E_CONFIG,
+                "case name '%s' may hold only letters, digits, '_', '.' and '-'", name);
+  for (int i = 0; i < p->ncases; i++)
+    if (strcmp(p->cases[i].name, name) == 0)
+      return fail(p, line, KHOST__E_CONFIG, "duplicate case name '%s' (first at line %d)", name,
+                  p->cases[i].line);
+  return KHOST__OK;
+}
+
+static int grow(parser *p)
+{
+  if (p->ncases < p->capacity) return KHOST__OK;
+  int capacity = p->capacity ? 2 * p->capacity : 16;
+  khost__case *cases = realloc(p->cases, (size_t)capacity * sizeof *cases);
+  if (!cases) return fail(p, p->lineno, KHOST__E_NOMEM, "out of memory");
+  p->cases = cases;
+  unsigned *keys = realloc(p->keys, (size_t)capacity * sizeof *keys);
+  if (!keys) return fail(p, p->lineno, KHOST__E_NOMEM, "out of memory");
+  p->keys = keys;
+  p->capacity = capacity;
+  return KHOST__OK;
+}
+
+/* A case starts at its first key, which must name the op: the other keys mean
+ * nothing without it. */
+static int begin_case(parser *p, const char *name, const char *key, const char *value)
+{
+  int line = p->header_line;
+  p->header_line = 0; /* taken, even by a case refused below */
+  int rc = check_case_name(p, line, name);
+  if (rc != KHOST__OK) return rc;
+  if (strcmp(key, "op") != 0)
+    return fail(p, p->lineno, KHOST__E_CONFIG, "case %s: the first key must be op (known ops: %s)", name,
+                khost__catalog_names());
+  const khost__op *op = khost__catalog_find(value);
+  if (!op)
+    return fail(p, p->lineno, KHOST__E_CONFIG, "case %s: unknown op '%s' (known ops: %s)", name, value,
+                khost__catalog_names());
+  rc = grow(p);
+  if (rc != KHOST__OK) return rc;
+  khost__case *c = &p->cases[p->ncases];
+  khost__case_init(c, op, name);
+  snprintf(c->file, sizeof c->file, "%s", p->path);
+  c->line = line;
+  c->seed = fnv1a(name);
+  p->keys[p->ncases] = KEY_OP;
+  p->ncases++;
+  return KHOST__OK;
+}
+
+/* The bit of key in a case of op, or 0 when op has no such key. */
+static unsigned key_bit(const khost__op *op, const char *key)
+{
+  if (strcmp(key, "op") == 0) return KEY_OP;
+  if (strcmp(key, "seed") == 0) return KEY_SEED;
+  if (strcmp(key, "atol") == 0) return KEY_ATOL;
+  if (strcmp(key, "rtol") == 0) return KEY_RTOL;
+  int index = khost__op_param_index(op, key);
+  return index < 0 ? 0 : 1u << index;
+}
+
+/* strto* with the whole value consumed; inih has already stripped the blanks. */
+static bool parse_seed(const char *s, uint64_t *out)
+{
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 10);
+  *out = v;
+  return s[0] != '-' && end != s && *end == '\0' && errno == 0;
+}
+
+static bool parse_tolerance(const char *s, double *out)
+{
+  char *end;
+  double v = strtod(s, &end);
+  *out = v;
+  return end != s && *end == '\0' && isfinite(v) && v >= 0;
+}
+
+static int set_param(parser *p, khost__case *c, const char *key, const char *value)
+{
+  khost__err why;
+  int rc = khost__case_set_param(c, key, value, &why);
+  return rc == KHOST__OK ? rc : fail(p, p->lineno, rc, "%s", why.msg);
+}
+
+static int set_value(parser *p, khost__case *c, unsigned bit, const char *key, const char *value)
+{
+  bool ok = true;
+  if (bit == KEY_SEED)
+    ok = parse_seed(value, &c->seed);
+  else if (bit == KEY_ATOL)
+    ok = parse_tolerance(value, &c->atol);
+  else if (bit == KEY_RTOL)
+    ok = parse_tolerance(value, &c->rtol);
+  else
+    return set_param(p, c, key, value);
+  if (ok) return KHOST__OK;
+  return fail(p, p->lineno, KHOST__E_CONFIG, "case %s: %s = '%s' is not %s", c->name, key, value,
+              bit == KEY_SEED ? "an integer in 0..2^64-1" : "a finite number >= 0");
+}
+
+static int set_key(parser *p, const char *key, const char *value)
+{
+  khost__case *c = &p->cases[p->ncases - 1];
+  unsigned *seen = &p->keys[p->ncases - 1];
+  unsigned bit = key_bit(c->op, key);
+  if (!bit) {
+    char known[256];
+    key_list(c->op, known, sizeof known);
+    return fail(p, p->lineno, KHOST__E_CONFIG, "case %s: unknown key '%s' for op %s (keys: %s)", c->name, key,
+                c->op->name, known);
+  }
+  if (*seen & bit) return fail(p, p->lineno, KHOST__E_CONFIG, "case %s: duplicate key '%s'", c->name, key);
+  *seen |= bit;
+  return set_value(p, c, bit, key, value);
+}
+
+/* inih's handler: nonzero to go on. After the first error it only lets inih
+ * finish scanning, so that an earlier syntax error can still be found. */
+static int on_key(void *user, const char *section, const char *key, const char *value)
+{
+  parser *p = user;
+  if (p->error_line) return 0;
+  int rc;
+  if (p->header_line)
+    rc = begin_case(p, section, key, value);
+  else if (p->ncases == 0)
+    rc = fail(p, p->lineno, KHOST__E_CONFIG, "key '%s' comes before any [case] section", key);
+  else
+    rc = set_key(p, key, value);
+  return rc == KHOST__OK;
+}
+
+static int parse(parser *p)
+{
+  int line = ini_parse_stream(read_line, p, on_key, p);
+  if (ferror(p->file))
+    return khost__errorf(p->err, KHOST__E_IO, "%s:%d: cannot read: %s", p->path, p->lineno + 1,
+                         strerror(errno));
+  if (line < 0) return khost__errorf(p->err, KHOST__E_NOMEM, "%s: out of memory while parsing", p->path);
+  if (line > 0)
+    fail(p, line, KHOST__E_CONFIG, "syntax error: expected a [case] header, key = value, or a comment");
+  if (p->header_line) fail(p, p->header_line, KHOST__E_CONFIG, "case has no keys (it needs op = OP)");
+  if (p->error_line) return p->status;
+  if (p->ncases == 0)
+    return khost__errorf(p->err, KHOST__E_CONFIG, "%s: no cases (a case is a [name] section with op = OP)",
+                         p->path);
+  return KHOST__OK;
+}
+
+/* The checks that need a whole case (required parameters, the op's rules) are
+ * the catalog's; it also puts in the op's tolerances where the suite gave none. */
+static int finish_case(parser *p, khost__case *c)
+{
+  khost__err why;
+  int rc = khost__case_validate(c, &why);
+  return rc == KHOST__OK ? rc : fail(p, c->line, rc, "%s", why.msg);
+}
+
+int khost__suite_load(const char *path, khost__suite *out, khost__err *err)
+{
+  memset(out, 0, sizeof *out);
+  if (strlen(path) >= sizeof out->path)
+    return khost__errorf(err, KHOST__E_CONFIG, "%.64s...: suite path too long", path);
+  parser p = {.path = path, .err = err};
+  p.file = fopen(path, "r");
+  if (!p.file) return khost__errorf(err, KHOST__E_CONFIG, "%s: cannot open: %s", path, strerror(errno));
+  int rc = parse(&p);
+  for (int i = 0; rc == KHOST__OK && i < p.ncases; i++) rc = finish_case(&p, &p.cases[i]);
+  if (rc == KHOST__OK) {
+    strcpy(out->path, path);
+    out->ncases = p.ncases;
+    out->cases = p.cases;
+  } else {
+    free(p.cases);
+  }
+  free(p.keys);
+  free(p.line);
+  fclose(p.file);
+  return rc;
+}
+
+void khost__suite_free(khost__suite *s)
+{
+  free(s->cases);
+  s->cases = NULL;
+  s->ncases = 0;
+}
+
+/* Calls visit on each suite folder in search order until it returns true. */
+static bool each_suite_dir(bool (*visit)(const char *dir, void *ctx), void *ctx)
+{
+  if (visit(KHOST_SUITE_SOURCE_DIR, ctx) || visit(KHOST_SUITE_INSTALL_DIR, ctx)) return true;
+  const char *list = getenv("KHOST_SUITE_PATH");
+  while (list && *list) {
+    size_t len = strcspn(list, ":");
+    char dir[4096];
+    if (len > 0 && len < sizeof dir) {
+      memcpy(dir, list, len);
+      dir[len] = '\0';
+      if (visit(dir, ctx)) return true;
+    }
+    list += len + (list[len] == ':');
+  }
+  return false;
+}
+
+typedef struct search {
+  const char *name;
+  char *path;
+  size_t n;
+  bool too_long;
+} search;
+
+static bool try_dir(const char *dir, void *ctx)
+{
+  search *s = ctx;
+  char path[4096 + 256];
+  snprintf(path, sizeof path, "%s/%s.ini", dir, s->name);
+  if (access(path, R_OK) != 0) return false;
+  s->too_long = strlen(path) >= s->n;
+  if (!s->too_long) strcpy(s->path, path);
+  return true;
+}
+
+static int is_ini(const struct dirent *entry)
+{
+  size_t len = strlen(entry->d_name);
+  return len > 4 && strcmp(entry->d_name + len - 4, ".ini") == 0;
+}
+
+/* Adds "DIR (a, b)" to the message being built in ctx (a char[1024]). */
+static bool list_dir(const char *dir, void *ctx)
+{
+  char *msg = ctx;
+  struct dirent **entries;
+  int count = scandir(dir, &entries, is_ini, alphasort);
+  append(msg, 1024, "%s %s (", msg[0] ? ";" : "", dir);
+  if (count < 0) append(msg, 1024, "%s", strerror(errno));
+  if (count == 0) append(msg, 1024, "no suites");
+  for (int i = 0; i < count; i++) {
+    append(msg, 1024, "%s%.*s", i ? ", " : "", (int)strlen(entries[i]->d_name) - 4, entries[i]->d_name);
+    free(entries[i]);
+  }
+  if (count >= 0) free(entries);
+  append(msg, 1024, ")");
+  return false;
+}
+
+static bool is_path(const char *arg)
+{
+  size_t len = strlen(arg);
+  return strchr(arg, '/') || (len >= 4 && strcmp(arg + len - 4, ".ini") == 0);
+}
+
+int khost__suite_find(const char *name_or_path, char *path_out, size_t n, khost__err *err)
+{
+  if (is_path(name_or_path)) {
+    if (access(name_or_path, R_OK) != 0)
+      return khost__errorf(err, KHOST__E_CONFIG, "%s: cannot read suite: %s", name_or_path, strerror(errno));
+    if (strlen(name_or_path) >= n)
+      return khost__errorf(err, KHOST__E_CONFIG, "%.64s...: suite path too long", name_or_path);
+    strcpy(path_out, name_or_path);
+    return KHOST__OK;
+  }
+  search s = {.name = name_or_path, .path = path_out, .n = n};
+  if (each_suite_dir(try_dir, &s)) {
+    if (!s.too_long) return KHOST__OK;
+    return khost__errorf(err, KHOST__E_CONFIG, "suite '%s': its path is too long", name_or_path);
+  }
+  char msg[1024] = "";
+  each_suite_dir(list_dir, msg);
+  return khost__errorf(err, KHOST__E_CONFIG, "no suite '%s'; searched:%s", name_or_path, msg);
+}
+
+/* Copies the next comma-separated item of *csv, blanks trimmed, into item and
+ * moves past it; empty items are skipped. False when none is left. */
+static bool next_item(const char **csv, char *item, size_t n)
+{
+  while (**csv) {
+    const char *start = *csv + strspn(*csv, " \t");
+    size_t len = strcspn(start, ",");
+    *csv = start + len + (start[len] == ',');
+    while (len > 0 && (start[len - 1] == ' ' || start[len - 1] == '\t')) len--;
+    if (len == 0) continue;
+    snprintf(item, n, "%.*s", (int)len, start);
+    return true;
+  }
+  return false;
+}
+
+static bool matches_any(const char *csv, const char *name)
+{
+  char item[256];
+  while (next_item(&csv, item, sizeof item))
+    if (fnmatch(item, name, 0) == 0) return true;
+  return false;
+}
+
+static bool keeps(const khost__case *c, const char *ops_csv, const char *cases_csv)
+{
+  return (!ops_csv || matches_any(ops_csv, c->op->name)) && (!cases_csv || matches_any(cases_csv, c->name));
+}
+
+static int check_op_patterns(const char *ops_csv, khost__err *err)
+{
+  char item[256];
+  while (ops_csv && next_item(&ops_csv, item, sizeof item)) {
+    const khost__op *const *op = khost__catalog_ops();
+    while (*op && fnmatch(item, (*op)->name, 0) != 0) op++;
+    if (!*op) return khost__errorf(err, KHOST__E_CONFIG, "unknown op '%s' (known ops: %s)", item,
+                                   khost__catalog_names());
+  }
+  return KHOST__OK;
+}
+
+static int check_case_patterns(const khost__suite *s, const char *cases_csv, khost__err *err)
+{
+  char item[256];
+  while (cases_csv && next_item(&cases_csv, item, sizeof item)) {
+    int i = 0;
+    while (i < s->ncases && fnmatch(item, s->cases[i].name, 0) != 0) i++;
+    if (i < s->ncases) continue;
+    char names[768] = "";
+    for (i = 0; i < s->ncases; i++) append(names, sizeof names, "%s%s", i ? ", " : "", s->cases[i].name);
+    return khost__errorf(err, KHOST__E_CONFIG, "no case of %s matches '%s' (cases: %s)", s->path, item,
+                         names);
+  }
+  return KHOST__OK;
+}
+
+int khost__suite_filter(khost__suite *s, const char *ops_csv, const char *cases_csv, khost__err *err)
+{
+  int rc = check_op_patterns(ops_csv, err);
+  if (rc == KHOST__OK) rc = check_case_patterns(s, cases_csv, err);
+  if (rc != KHOST__OK) return rc;
+  int kept = 0;
+  for (int i = 0; i < s->ncases; i++) kept += keeps(&s->cases[i], ops_csv, cases_csv);
+  if (kept == 0)
+    return khost__errorf(err, KHOST__E_CONFIG, "no case of %s has an op in '%s' and a name in '%s'", s->path,
+                         ops_csv ? ops_csv : "*", cases_csv ? cases_csv : "*");
+  kept = 0;
+  for (int i = 0; i < s->ncases; i++)
+    if (keeps(&s->cases[i], ops_csv, cases_csv)) s->cases[kept++] = s->cases[i];
+  s->ncases = kept;
+  return KHOST__OK;
+}

@@ -1,0 +1,110 @@
+#include "timing.h"
+
+#include <string.h>
+
+#include "clock.h"
+#include "worker.h"
+
+static int invoke(void *arg, int i)
+{
+  (void)i;
+  return khost__call_run(arg);
+}
+
+static int is_cuda(const khost__call *call)
+{
+  return call->kernel->device_type == KHOST_DEVICE_CUDA;
+}
+
+/* A CUDA failure leaves the context unusable when the device still reports it. */
+static int cuda_failure(int rc, khost__err *err)
+{
+  khost__err sync;
+  if (rc == KHOST__OK) return KHOST__OK;
+  if (khost__cuda_sync(&sync) != KHOST__OK) return KHOST__WORKER_RESTART;
+  return rc;
+}
+
+static int kernel_failure(const khost__call *call, int status, khost__err *err)
+{
+  return khost__errorf(err, KHOST__E_FAIL, "kernel returned status %d: %s", status, call->error);
+}
+
+/* One sample in seconds per call. */
+static int sample_once(khost__timer *t, double *seconds, khost__err *err)
+{
+  int status = KHOST_STATUS_OK, rc;
+  if (!is_cuda(t->call)) {
+    double start = khost__now_s();
+    status = khost__call_run(t->call);
+    *seconds = khost__now_s() - start;
+    return status == KHOST_STATUS_OK ? KHOST__OK : kernel_failure(t->call, status, err);
+  }
+  if (t->graph) return cuda_failure(khost__cuda_graph_time(t->graph, !t->o->hot, seconds, err), err);
+  rc = khost__cuda_time(invoke, t->call, 0, 1, !t->o->hot, seconds, &status, err);
+  if (rc == KHOST__OK && status != KHOST_STATUS_OK) return kernel_failure(t->call, status, err);
+  return cuda_failure(rc, err);
+}
+
+static int capture(khost__timer *t, khost__err *err)
+{
+  size_t nodes = 0;
+  int status = KHOST_STATUS_OK;
+  int rc = khost__cuda_graph_capture(invoke, t->call, t->o->graph_calls, &t->graph, &nodes, &status, err);
+  if (rc == KHOST__OK && status != KHOST_STATUS_OK) return kernel_failure(t->call, status, err);
+  return cuda_failure(rc, err);
+}
+
+int khost__timer_start(khost__timer *t, khost__call *call, const khost__options *o, khost__err *err)
+{
+  memset(t, 0, sizeof *t);
+  t->call = call;
+  t->o = o;
+  int rc = KHOST__OK;
+  if (is_cuda(call) && o->graph_calls > 0 && (rc = capture(t, err)) != KHOST__OK) return rc;
+  double until = khost__now_s() + o->warmup_s, seconds;
+  do {
+    rc = sample_once(t, &seconds, err);
+  } while (rc == KHOST__OK && khost__now_s() < until);
+  return rc;
+}
+
+int khost__timer_sample(khost__timer *t, khost__err *err)
+{
+  double start = khost__now_s(), seconds = 0;
+  int rc = sample_once(t, &seconds, err);
+  t->samples.spent_s += khost__now_s() - start;
+  return rc == KHOST__OK ? khost__samples_add(&t->samples, seconds, err) : rc;
+}
+
+void khost__timer_free(khost__timer *t)
+{
+  if (t->graph) khost__cuda_graph_free(t->graph);
+  khost__samples_free(&t->samples);
+  memset(t, 0, sizeof *t);
+}
+
+int khost__timing_check_stream(khost__call *call, khost__err *err)
+{
+  khost__cuda_graph *graph = NULL;
+  size_t nodes = 0;
+  int status = KHOST_STATUS_OK;
+  int rc = khost__cuda_graph_capture(invoke, call, 1, &graph, &nodes, &status, err);
+  if (rc != KHOST__OK) return cuda_failure(rc, err);
+  if (status != KHOST_STATUS_OK) {
+    rc = kernel_failure(call, status, err);
+  } else if (nodes == 0) {
+    rc = khost__errorf(err, KHOST__E_FAIL, "the kernel enqueued no work on the stream it was given "
+                                           "(its work went to another stream, escaping the timer)");
+  } else if ((rc = khost__cuda_sync(err)) == KHOST__OK && (rc = khost__call_poison(call, err)) == KHOST__OK &&
+             (rc = khost__cuda_graph_run(graph, err)) == KHOST__OK) {
+    khost__check_stats stats;
+    rc = khost__call_check(call, &stats, err);
+    if (rc == KHOST__OK && stats.mismatches)
+      rc = khost__errorf(err, KHOST__E_FAIL, "replaying the call captured on its stream left %llu of %llu "
+                         "elements wrong: part of its work went to another stream, escaping the timer",
+                         (unsigned long long)stats.mismatches, (unsigned long long)stats.count);
+  }
+  khost__cuda_graph_free(graph);
+  return cuda_failure(rc, err);
+}

@@ -1,0 +1,36 @@
+/* Taking samples of one prepared call on its device: a monotonic clock around
+ * the call for CPU kernels; for CUDA kernels, events around calls queued behind
+ * a blocking kernel, L2 flushed first unless --hot, or replays of a CUDA graph
+ * of --graph N calls. */
+#ifndef KHOST_TIMING_H
+#define KHOST_TIMING_H
+
+#include "bench.h"
+#include "call.h"
+#include "cuda.h"
+
+/* Sampling state of one call. Owned by the worker; free with khost__timer_free. */
+typedef struct khost__timer {
+  khost__call *call; /* borrowed */
+  const khost__options *o;
+  khost__samples samples;
+  khost__cuda_graph *graph;
+} khost__timer;
+
+/* Binds t to call and warms it up for o->warmup_s (and captures the graph when
+ * --graph asks). Returns 0, an error with the reason in err, or
+ * KHOST__WORKER_RESTART when the CUDA context broke. */
+int khost__timer_start(khost__timer *t, khost__call *call, const khost__options *o, khost__err *err);
+
+/* Adds one sample. Same returns as khost__timer_start. */
+int khost__timer_sample(khost__timer *t, khost__err *err);
+
+void khost__timer_free(khost__timer *t);
+
+/* Catches a CUDA kernel that enqueues work on a stream other than the one it
+ * was given (it would escape the timer): one call is captured into a graph on
+ * the given stream; the graph must hold work, and replaying it alone on
+ * poisoned outputs must reproduce the full, correct result. */
+int khost__timing_check_stream(khost__call *call, khost__err *err);
+
+#endif

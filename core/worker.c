@@ -1,0 +1,332 @@
+#include "worker.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "call.h"
+#include "casedata.h"
+#include "check.h"
+#include "child.h"
+#include "dump.h"
+#include "timing.h"
+
+/* Pass 2 re-checks on inputs from another seed: a kernel that returns a result
+ * remembered from an earlier call cannot pass both. */
+#define FRESH_SEED_MIX UINT64_C(0x9E3779B97F4A7C15)
+
+typedef struct worker {
+  int fd;
+  const khost__worker_job *job;
+  khost__row *rows;
+  uint8_t *active; /* slot passed so far and is still being measured */
+  uint8_t *done;   /* slot's row is final */
+  khost__call *calls;
+  int cuda_ready;
+  char cuda_why[512];
+  uint8_t *plugin_ready; /* per registry plugin: 0 unknown, 1 ok, 2 failed */
+  char (*plugin_why)[512];
+} worker;
+
+static const khost_kernel *slot_kernel(const worker *w, int s)
+{
+  const khost__slot *slot = &w->job->slots[s];
+  return khost__plugin_kernel(&w->job->reg->plugins[slot->plugin], w->job->c->op->name, slot->device_type);
+}
+
+static void announce(const worker *w, int slot, const char *phase)
+{
+  khost__begin_msg m = {.slot = slot};
+  snprintf(m.phase, sizeof m.phase, "%s", phase);
+  khost__child_send(w->fd, KHOST__MSG_BEGIN, &m, sizeof m);
+}
+
+static void settle(worker *w, int s, khost__row_status status, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void settle(worker *w, int s, khost__row_status status, const char *fmt, ...)
+{
+  w->rows[s].status = status;
+  w->active[s] = 0;
+  w->done[s] = 1;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(w->rows[s].message, sizeof w->rows[s].message, fmt, ap);
+  va_end(ap);
+}
+
+/* Calls init() once per plugin in this process; 1 when the plugin is usable. */
+static int plugin_ready(worker *w, int p)
+{
+  if (w->plugin_ready[p]) return w->plugin_ready[p] == 1;
+  const khost_plugin *d = w->job->reg->plugins[p].desc;
+  int rc = d->init ? d->init(w->plugin_why[p], sizeof w->plugin_why[p]) : KHOST_STATUS_OK;
+  w->plugin_ready[p] = rc == KHOST_STATUS_OK ? 1 : 2;
+  return rc == KHOST_STATUS_OK;
+}
+
+static void finish_plugins(worker *w)
+{
+  for (int p = 0; p < w->job->reg->nplugins; p++) {
+    const khost_plugin *d = w->job->reg->plugins[p].desc;
+    if (w->plugin_ready[p] == 1 && d->fini) d->fini();
+  }
+}
+
+/* Brings up CUDA when any pending slot needs it; slots that cannot run are settled. */
+static void start_devices(worker *w)
+{
+  const khost__worker_job *job = w->job;
+  int wants = 0;
+  for (int s = 0; s < job->nslots; s++) wants |= w->active[s] && job->slots[s].device_type == KHOST_DEVICE_CUDA;
+  if (!wants) return;
+  khost__device_info info;
+  khost__err err;
+  int usable = khost__cuda_available(job->o->device, w->cuda_why, sizeof w->cuda_why);
+  if (usable && khost__cuda_init(job->o->device, &info, &err) != KHOST__OK) {
+    snprintf(w->cuda_why, sizeof w->cuda_why, "CUDA init failed: %.480s", err.msg);
+  } else if (usable) {
+    w->cuda_ready = 1;
+    info.peak_gbps = job->known_peak_gbps;
+    if (info.peak_gbps <= 0 && khost__cuda_measure_copy(&info.peak_gbps, &err) != KHOST__OK) info.peak_gbps = 0;
+    khost__child_send(w->fd, KHOST__MSG_DEVICE, &info, sizeof info);
+  }
+  for (int s = 0; s < job->nslots; s++)
+    if (w->active[s] && job->slots[s].device_type == KHOST_DEVICE_CUDA && !w->cuda_ready)
+      settle(w, s, KHOST__ROW_SKIP, "%s", w->cuda_why);
+}
+
+/* Runs the reference into d->ref. 0, or the failure message in err. */
+static int run_oracle(worker *w, khost__case_data *d, khost__err *err)
+{
+  const khost__plugin *ref = &w->job->reg->plugins[w->job->oracle_plugin];
+  const khost_kernel *k = khost__plugin_kernel(ref, d->c->op->name, KHOST_DEVICE_CPU);
+  if (!k) return khost__errorf(err, KHOST__E_FAIL, "plugin '%s' has no CPU kernel for %s", ref->desc->name,
+                               d->c->op->name);
+  if (!plugin_ready(w, w->job->oracle_plugin))
+    return khost__errorf(err, KHOST__E_FAIL, "init failed: %.400s", w->plugin_why[w->job->oracle_plugin]);
+  khost__call call;
+  int rc = khost__call_prepare(&call, k, d, w->job->o->threads, err);
+  if (rc != KHOST__OK) return rc;
+  announce(w, KHOST__ORACLE_SLOT, "reference");
+  rc = khost__call_poison(&call, err);
+  int status = rc == KHOST__OK ? khost__call_run(&call) : KHOST_STATUS_OK;
+  if (rc == KHOST__OK && status != KHOST_STATUS_OK)
+    rc = khost__errorf(err, KHOST__E_FAIL, "returned status %d: %s", status, call.error);
+  for (int t = 0; t < d->set.noutputs && rc == KHOST__OK; t++) {
+    rc = khost__buffer_check_guards(&call.out[t], d->set.outputs[t].name, err);
+    if (rc == KHOST__OK) rc = khost__call_read_output(&call, t, d->ref[t], err);
+  }
+  khost__call_free(&call);
+  return rc;
+}
+
+/* A CUDA failure after a call may be sticky: the context is then unusable. */
+static int device_settled(worker *w, int s, khost__err *err)
+{
+  if (w->job->slots[s].device_type != KHOST_DEVICE_CUDA) return KHOST__OK;
+  return khost__cuda_sync(err);
+}
+
+static void settle_mismatch(worker *w, int s, const char *when)
+{
+  const khost__check_stats *st = &w->rows[s].check;
+  settle(w, s, KHOST__ROW_FAIL, "%s%llu of %llu elements out of tolerance (%llu never written)", when,
+         (unsigned long long)st->mismatches, (unsigned long long)st->count, (unsigned long long)st->unwritten);
+}
+
+static void settle_check_error(worker *w, int s, int rc, const khost__err *err)
+{
+  if (rc == KHOST__CALL_GUARD) settle(w, s, KHOST__ROW_FAIL, "out-of-bounds write: %s", err->msg);
+  else if (rc == KHOST__CALL_MUTATED) settle(w, s, KHOST__ROW_ERROR, "%s", err->msg);
+  else settle(w, s, KHOST__ROW_ERROR, "host failure while checking: %s", err->msg);
+}
+
+/* One checked call of slot s on d. Returns KHOST__WORKER_RESTART when the CUDA
+ * context broke, else 0 (the slot's row says how it went). */
+static int checked_call(worker *w, int s, khost__call *call, const char *phase)
+{
+  khost__err err;
+  announce(w, s, phase);
+  int rc = khost__call_poison(call, &err);
+  if (rc != KHOST__OK) return settle(w, s, KHOST__ROW_ERROR, "poisoning outputs: %s", err.msg), 0;
+  int status = khost__call_run(call);
+  if (device_settled(w, s, &err) != KHOST__OK) {
+    settle(w, s, KHOST__ROW_CRASH, "CUDA error after the call: %s", err.msg);
+    return KHOST__WORKER_RESTART;
+  }
+  if (status != KHOST_STATUS_OK)
+    return settle(w, s, KHOST__ROW_ERROR, "kernel returned status %d: %s", status, call->error), 0;
+  khost__check_stats stats;
+  rc = khost__call_check(call, &stats, &err);
+  w->rows[s].check = stats;
+  if (rc != KHOST__OK) settle_check_error(w, s, rc, &err);
+  return 0;
+}
+
+static int prepare_slot(worker *w, int s, khost__case_data *d)
+{
+  khost__err err;
+  const khost__slot *slot = &w->job->slots[s];
+  if (!plugin_ready(w, slot->plugin)) {
+    settle(w, s, KHOST__ROW_ERROR, "init failed: %.400s", w->plugin_why[slot->plugin]);
+    return KHOST__E_FAIL;
+  }
+  announce(w, s, "prepare");
+  int rc = khost__call_prepare(&w->calls[s], slot_kernel(w, s), d, w->job->o->threads, &err);
+  if (rc == KHOST__CALL_DECLINED) settle(w, s, KHOST__ROW_SKIP, "%s", err.msg);
+  else if (rc != KHOST__OK) settle(w, s, KHOST__ROW_ERROR, "%s", err.msg);
+  return rc;
+}
+
+/* Pass 1 for one slot: correctness on the case's own seed, then (CUDA) the
+ * stream-escape check. The call stays prepared for timing when it passes. */
+static int first_pass(worker *w, int s, khost__case_data *d)
+{
+  if (prepare_slot(w, s, d) != KHOST__OK) return 0;
+  int rc = checked_call(w, s, &w->calls[s], "check");
+  if (rc != 0) return rc;
+  khost__dump_outputs(w->job->o, d, &w->calls[s], w->job->reg->plugins[w->job->slots[s].plugin].desc->name);
+  if (!w->active[s]) return 0;
+  if (w->rows[s].check.mismatches) return settle_mismatch(w, s, ""), 0;
+  if (w->job->slots[s].device_type != KHOST_DEVICE_CUDA) return 0;
+  announce(w, s, "stream check");
+  khost__err err;
+  rc = khost__timing_check_stream(&w->calls[s], &err);
+  if (rc == KHOST__WORKER_RESTART) settle(w, s, KHOST__ROW_CRASH, "%s", err.msg);
+  else if (rc != KHOST__OK) settle(w, s, KHOST__ROW_ERROR, "%s", err.msg);
+  return rc == KHOST__WORKER_RESTART ? rc : 0;
+}
+
+/* Pass 2: fresh inputs, new call bound to them; a cached result fails here. */
+static int fresh_pass(worker *w, khost__case_data *d)
+{
+  for (int s = 0; s < w->job->nslots; s++) {
+    if (!w->active[s]) continue;
+    khost__call_free(&w->calls[s]);
+    if (prepare_slot(w, s, d) != KHOST__OK) continue;
+    khost__check_stats first = w->rows[s].check;
+    int rc = checked_call(w, s, &w->calls[s], "fresh check");
+    if (rc != 0) return rc;
+    if (w->active[s] && !w->rows[s].check.mismatches) {
+      khost__check_merge(&first, &w->rows[s].check);
+      w->rows[s].check = first;
+    } else if (w->active[s]) {
+      char when[96];
+      snprintf(when, sizeof when, "on fresh inputs (seed %llu), a cached result? ", (unsigned long long)d->seed);
+      settle_mismatch(w, s, when);
+    }
+  }
+  return 0;
+}
+
+/* Samples every active slot in rotating order, one sample each per round, so
+ * that drift (clocks, temperature) is shared by all backends instead of
+ * favouring whoever ran first. */
+static int measure(worker *w)
+{
+  const khost__options *o = w->job->o;
+  int n = w->job->nslots, rc = 0;
+  khost__timer *timers = calloc((size_t)(n > 0 ? n : 1), sizeof *timers);
+  if (!timers) return 0;
+  for (int s = 0; s < n && rc == 0; s++) {
+    if (!w->active[s]) continue;
+    announce(w, s, "warm-up");
+    khost__err err;
+    rc = khost__timer_start(&timers[s], &w->calls[s], o, &err);
+    if (rc == KHOST__WORKER_RESTART) settle(w, s, KHOST__ROW_CRASH, "%s", err.msg);
+    else if (rc != KHOST__OK) settle(w, s, KHOST__ROW_ERROR, "while warming up: %s", err.msg), rc = 0;
+  }
+  for (int round = 0, busy = 1; busy && rc == 0; round++) {
+    busy = 0;
+    for (int j = 0; j < n && rc == 0; j++) {
+      int s = (round + j) % n;
+      if (!w->active[s] || khost__samples_done(&timers[s].samples, o)) continue;
+      busy = 1;
+      announce(w, s, "timing");
+      khost__err err;
+      rc = khost__timer_sample(&timers[s], &err);
+      if (rc == KHOST__WORKER_RESTART) settle(w, s, KHOST__ROW_CRASH, "%s", err.msg);
+      else if (rc != KHOST__OK) settle(w, s, KHOST__ROW_ERROR, "while timing: %s", err.msg), rc = 0;
+    }
+  }
+  for (int s = 0; s < n; s++) {
+    if (w->active[s]) khost__samples_summarize(&timers[s].samples, &w->rows[s].time);
+    khost__timer_free(&timers[s]);
+  }
+  free(timers);
+  return rc;
+}
+
+/* Pass 1 on every slot, timing, pass 2. Returns 0 or KHOST__WORKER_RESTART. */
+static int run_passes(worker *w)
+{
+  const khost__case *c = w->job->c;
+  khost__case_data d;
+  khost__err err;
+  int rc = khost__case_data_make(&d, c, c->seed, &err);
+  if (rc == KHOST__OK && (rc = run_oracle(w, &d, &err)) == KHOST__OK) khost__dump_inputs(w->job->o, &d);
+  for (int s = 0; s < w->job->nslots && rc == KHOST__OK; s++)
+    if (w->active[s]) rc = first_pass(w, s, &d);
+  if (rc == KHOST__OK) rc = measure(w);
+  khost__case_data_free(&d);
+  if (rc == KHOST__OK && (rc = khost__case_data_make(&d, c, c->seed ^ FRESH_SEED_MIX, &err)) == KHOST__OK) {
+    if ((rc = run_oracle(w, &d, &err)) == KHOST__OK) rc = fresh_pass(w, &d);
+    khost__case_data_free(&d);
+  }
+  if (rc != KHOST__OK && rc != KHOST__WORKER_RESTART)
+    for (int s = 0; s < w->job->nslots; s++)
+      if (w->active[s]) settle(w, s, KHOST__ROW_ERROR, "reference or input generation failed: %s", err.msg);
+  return rc == KHOST__WORKER_RESTART ? rc : 0;
+}
+
+static void send_rows(worker *w)
+{
+  announce(w, KHOST__NO_SLOT, "finish");
+  for (int s = 0; s < w->job->nslots; s++) {
+    if (!w->done[s]) continue;
+    khost__row_msg m = {.slot = s, .row = w->rows[s]};
+    khost__child_send(w->fd, KHOST__MSG_ROW, &m, sizeof m);
+  }
+}
+
+static int allocate(worker *w, size_t n, size_t nplugins)
+{
+  w->rows = calloc(n, sizeof *w->rows);
+  w->active = calloc(n, 1);
+  w->done = calloc(n, 1);
+  w->calls = calloc(n, sizeof *w->calls);
+  w->plugin_ready = calloc(nplugins + 1, 1);
+  w->plugin_why = calloc(nplugins + 1, sizeof *w->plugin_why);
+  return w->rows && w->active && w->done && w->calls && w->plugin_ready && w->plugin_why;
+}
+
+static void release(worker *w)
+{
+  if (w->calls)
+    for (int s = 0; s < w->job->nslots; s++) khost__call_free(&w->calls[s]);
+  free(w->plugin_why);
+  free(w->plugin_ready);
+  free(w->calls);
+  free(w->done);
+  free(w->active);
+  free(w->rows);
+}
+
+int khost__worker_main(int fd, void *arg)
+{
+  worker w = {.fd = fd, .job = arg};
+  int rc = 1;
+  if (!allocate(&w, (size_t)w.job->nslots, (size_t)w.job->reg->nplugins)) goto out;
+  for (int s = 0; s < w.job->nslots; s++) w.active[s] = w.job->pending[s];
+  start_devices(&w);
+  rc = run_passes(&w);
+  for (int s = 0; s < w.job->nslots && rc == 0; s++)
+    if (w.active[s]) settle(&w, s, KHOST__ROW_PASS, "%s", "");
+  send_rows(&w);
+  finish_plugins(&w);
+out:
+  release(&w);
+  if (w.cuda_ready) khost__cuda_shutdown();
+  return rc;
+}

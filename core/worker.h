@@ -1,0 +1,59 @@
+/* The worker: a child process that runs one case on a list of backends
+ * (correctness, timing, fresh-input re-check) and sends each row back. The
+ * parent (runner.c) attributes a crash or timeout to the backend the worker
+ * announced last and starts another worker for the rest. */
+#ifndef KHOST_WORKER_H
+#define KHOST_WORKER_H
+
+#include <stdint.h>
+
+#include "catalog.h"
+#include "cuda.h"
+#include "loader.h"
+#include "options.h"
+#include "result.h"
+
+/* One backend of a case: a plugin's kernel for the case's op on one device. */
+typedef struct khost__slot {
+  int plugin; /* index in the registry */
+  int device_type;
+} khost__slot;
+
+#define KHOST__ORACLE_SLOT (-1)
+#define KHOST__NO_SLOT (-2) /* announced when the worker is done calling plugins */
+
+/* What a worker is asked to do. Everything is borrowed from the parent. */
+typedef struct khost__worker_job {
+  const khost__options *o;
+  const khost__registry *reg;
+  const khost__case *c;
+  int nslots;
+  const khost__slot *slots;
+  const uint8_t *pending; /* nslots flags: run slot i when set */
+  int oracle_plugin;      /* registry index of the reference plugin */
+  double known_peak_gbps; /* 0: measure the copy bandwidth and send it */
+} khost__worker_job;
+
+/* Messages from worker to parent. */
+enum { KHOST__MSG_DEVICE = 1, KHOST__MSG_BEGIN = 2, KHOST__MSG_ROW = 3 };
+
+/* KHOST__MSG_BEGIN: the worker is about to call into slot's code. */
+typedef struct khost__begin_msg {
+  int32_t slot; /* KHOST__ORACLE_SLOT for the reference */
+  char phase[32];
+} khost__begin_msg;
+
+/* KHOST__MSG_ROW: the results of one slot (identity fields are the parent's). */
+typedef struct khost__row_msg {
+  int32_t slot;
+  khost__row row;
+} khost__row_msg;
+
+/* Exit status of a worker that stopped early because its CUDA context is
+ * broken (a sticky error); rows it did not send are to be run again. */
+#define KHOST__WORKER_RESTART 75
+
+/* The child body (khost__child_fn): job is a khost__worker_job. */
+int khost__worker_main(int fd, void *job);
+
+#endif

@@ -1,0 +1,57 @@
+/* copy_transpose on the CPU: out[j][i] = in[i][j]. Element bits are copied, never
+ * decoded, so -0, NaN payloads and subnormals come through bit-exact. */
+#include <string.h>
+
+#include "parallel.h"
+#include "reference.h"
+
+/* Square tiles keep both the rows read and the columns written in cache. */
+enum { TILE = 32 };
+
+static int64_t min64(int64_t a, int64_t b)
+{
+  return a < b ? a : b;
+}
+
+/* Called with a constant element_bytes so each call site becomes plain loads and stores. */
+static inline void transpose_tile(const khost__reference_rows *rows, int64_t i0, int64_t i1, int64_t j0,
+                                  int64_t j1, size_t element_bytes)
+{
+  const unsigned char *src = rows->in;
+  unsigned char *dst = rows->out;
+  for (int64_t i = i0; i < i1; i++)
+    for (int64_t j = j0; j < j1; j++)
+      memcpy(dst + (size_t)(j * rows->m + i) * element_bytes, src + (size_t)(i * rows->n + j) * element_bytes,
+             element_bytes);
+}
+
+static void transpose_rows(void *arg, int worker, int64_t begin, int64_t end)
+{
+  const khost__reference_rows *rows = arg;
+  for (int64_t i0 = begin; i0 < end; i0 += TILE) {
+    int64_t i1 = min64(i0 + TILE, end);
+    for (int64_t j0 = 0; j0 < rows->n; j0 += TILE) {
+      int64_t j1 = min64(j0 + TILE, rows->n);
+      if (rows->element_bytes == 2)
+        transpose_tile(rows, i0, i1, j0, j1, 2);
+      else
+        transpose_tile(rows, i0, i1, j0, j1, 4);
+    }
+  }
+}
+
+static int run(const khost_input *in)
+{
+  khost__reference_rows rows;
+  int status = khost__reference_rows_open(in, KHOST__REFERENCE_OUT_TRANSPOSED, &rows);
+  if (status != KHOST_STATUS_OK) return status;
+  khost__reference_parallel(rows.m, khost__reference_threads(in), transpose_rows, &rows);
+  return KHOST_STATUS_OK;
+}
+
+const khost_kernel khost__reference_copy_transpose = {
+  .struct_size = sizeof(khost_kernel),
+  .op = "copy_transpose",
+  .device_type = KHOST_DEVICE_CPU,
+  .run = run,
+};

@@ -1,0 +1,221 @@
+/* nvfp4_gemv on the CPU, exact: the oracle the GPU kernels are checked against.
+ *
+ * Why the sum is exact: every e2m1 value is an integer multiple of 1/2 with
+ * magnitude <= 6 and every finite e4m3 value an integer multiple of 2^-9 with
+ * magnitude <= 448. With a = A/2, v = V/2, sfa = SA/2^9 and sfv = SV/2^9 the row is
+ *   c = 2^-20 * sum_blocks SA*SV * sum_{16 j of the block} A_j*V_j
+ * where the 16 products of a block share both scales. |A_j*V_j| <= 144, so a block
+ * sums to at most 2304 in magnitude (12 bits); SA*SV < 2^35.7, so one block term
+ * stays below 2^46.8 and 2^16 blocks (k <= 2^20) below 2^63: the whole sum is an
+ * exact int64. Summing the same terms in double would be exact only while the
+ * terms' exponent spread fits 53 bits, which extreme scale pairs over long rows
+ * can break; integers are exact for every input and vectorise well.
+ *
+ * The sum is then rounded once to fp16. Converting it to double rounds to odd
+ * (a sticky last bit), which keeps the following RNE rounding to fp16 correct:
+ * round-to-odd at p >= q + 2 bits followed by RNE at q bits equals one RNE
+ * rounding at q bits (53 >= 11 + 2). A NaN scale (e4m3 0x7f/0xff) makes the
+ * output NaN, as the fp64 formula would; an exact zero sum gives +0. */
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "formats.h"
+#include "parallel.h"
+#include "reference.h"
+
+enum {
+  E2M1_UNIT_LOG2 = 1,  /* e2m1 values in units of 2^-1 */
+  E4M3_UNIT_LOG2 = 9,  /* e4m3 values in units of 2^-9 */
+  SUM_UNIT_LOG2 = 2 * E2M1_UNIT_LOG2 + 2 * E4M3_UNIT_LOG2,
+  BLOCK = 16,          /* elements sharing one scale */
+  MAX_K_LOG2 = 20      /* keeps the int64 sum from overflowing (see above) */
+};
+
+/* Decoded forms of the two formats, built from core/formats.c for each call. */
+typedef struct gemv_tables {
+  int8_t pair[256][2];      /* packed byte -> its two e2m1 values in halves, low nibble first */
+  int64_t scale[256];       /* e4m3 code -> value in units of 2^-9; 0 for the NaN codes */
+  uint8_t scale_nan[256];   /* 1 for the NaN codes */
+} gemv_tables;
+
+/* The vector side of every batch, decoded once before the rows are split. Owned by the call. */
+typedef struct vector_side {
+  int8_t *v;        /* [l][k] e2m1 values in halves */
+  int64_t *sv;      /* [l][k/16] scales in units of 2^-9 */
+  uint8_t *nan;     /* [l] 1 when a scale of that batch's vector is NaN */
+} vector_side;
+
+typedef struct gemv_job {
+  int64_t m, k;
+  const uint8_t *a, *sfa;
+  vector_side vec;
+  const gemv_tables *tables;
+  uint16_t *c;
+} gemv_job;
+
+static void build_tables(gemv_tables *t)
+{
+  for (int byte = 0; byte < 256; byte++) {
+    t->pair[byte][0] = (int8_t)ldexpf(khost__e2m1_decode((uint8_t)(byte & 0xf)), E2M1_UNIT_LOG2);
+    t->pair[byte][1] = (int8_t)ldexpf(khost__e2m1_decode((uint8_t)(byte >> 4)), E2M1_UNIT_LOG2);
+    float scale = khost__e4m3_decode((uint8_t)byte);
+    t->scale_nan[byte] = isnan(scale);
+    t->scale[byte] = isnan(scale) ? 0 : (int64_t)ldexpf(scale, E4M3_UNIT_LOG2);
+  }
+}
+
+static int decode_vector(const gemv_tables *t, const uint8_t *v, const uint8_t *sfv, int64_t k, int64_t l,
+                         vector_side *out)
+{
+  int64_t blocks = k / BLOCK;
+  out->v = malloc((size_t)(l * k));
+  out->sv = malloc((size_t)(l * blocks) * sizeof *out->sv);
+  out->nan = calloc((size_t)l, 1);
+  if (!out->v || !out->sv || !out->nan) return KHOST_STATUS_INTERNAL;
+  for (int64_t byte = 0; byte < l * k / 2; byte++) {
+    out->v[2 * byte] = t->pair[v[byte]][0];
+    out->v[2 * byte + 1] = t->pair[v[byte]][1];
+  }
+  for (int64_t s = 0; s < l * blocks; s++) {
+    out->sv[s] = t->scale[sfv[s]];
+    out->nan[s / blocks] |= t->scale_nan[sfv[s]];
+  }
+  return KHOST_STATUS_OK;
+}
+
+static void free_vector(vector_side *vec)
+{
+  free(vec->nan);
+  free(vec->sv);
+  free(vec->v);
+}
+
+/* sum of the 16 products of one block, in units of 2^-2; exact in int32. */
+static int32_t block_dot(const gemv_tables *t, const uint8_t *a, const int8_t *v)
+{
+  int8_t values[BLOCK];
+  for (int j = 0; j < BLOCK / 2; j++) {
+    values[2 * j] = t->pair[a[j]][0];
+    values[2 * j + 1] = t->pair[a[j]][1];
+  }
+  int32_t sum = 0;
+  for (int j = 0; j < BLOCK; j++) sum += values[j] * v[j];
+  return sum;
+}
+
+/* An integer in units of 2^-SUM_UNIT_LOG2 as a double, rounded to odd (see the top). */
+static double units_to_double(int64_t units)
+{
+  uint64_t magnitude = units < 0 ? -(uint64_t)units : (uint64_t)units;
+  int shift = 0;
+  while ((magnitude >> shift) >> 53) shift++;
+  uint64_t kept = magnitude >> shift;
+  if (magnitude & ((UINT64_C(1) << shift) - 1)) kept |= 1;
+  double value = ldexp((double)kept, shift - SUM_UNIT_LOG2);
+  return units < 0 ? -value : value;
+}
+
+static void gemv_rows(void *arg, int worker, int64_t begin, int64_t end)
+{
+  const gemv_job *job = arg;
+  const gemv_tables *t = job->tables;
+  int64_t blocks = job->k / BLOCK;
+  for (int64_t row = begin; row < end; row++) { /* row = batch * m + i */
+    int64_t batch = row / job->m;
+    const uint8_t *a = job->a + row * (job->k / 2);
+    const uint8_t *sa = job->sfa + row * blocks;
+    const int8_t *v = job->vec.v + batch * job->k;
+    const int64_t *sv = job->vec.sv + batch * blocks;
+    int64_t sum = 0;
+    uint8_t nan = job->vec.nan[batch];
+    for (int64_t blk = 0; blk < blocks; blk++) {
+      sum += block_dot(t, a + blk * (BLOCK / 2), v + blk * BLOCK) * t->scale[sa[blk]] * sv[blk];
+      nan |= t->scale_nan[sa[blk]];
+    }
+    job->c[row] = khost__fp16_encode(nan ? (double)NAN : units_to_double(sum));
+  }
+}
+
+static int check_params(const khost_input *in, int64_t *m, int64_t *k, int64_t *l)
+{
+  int status = khost__reference_check_counts(in, KHOST_NVFP4_GEMV_NINPUTS, KHOST_NVFP4_GEMV_NOUTPUTS);
+  if (status == KHOST_STATUS_OK) status = khost__reference_param(in, "m", 1, m);
+  if (status == KHOST_STATUS_OK) status = khost__reference_param(in, "k", BLOCK, k);
+  if (status == KHOST_STATUS_OK) status = khost__reference_param(in, "l", 1, l);
+  if (status != KHOST_STATUS_OK) return status;
+  if (*k % BLOCK != 0)
+    return khost__reference_fail(in, KHOST_STATUS_INVALID_ARGUMENT,
+                                 "nvfp4_gemv: k = %lld is not a multiple of %d", (long long)*k, BLOCK);
+  if (*k > (INT64_C(1) << MAX_K_LOG2))
+    return khost__reference_fail(in, KHOST_STATUS_UNSUPPORTED,
+                                 "nvfp4_gemv: k = %lld above 2^%d, where the exact int64 sum could overflow",
+                                 (long long)*k, MAX_K_LOG2);
+  return KHOST_STATUS_OK;
+}
+
+static int check_tensors(const khost_input *in, int64_t m, int64_t k, int64_t l)
+{
+  const khost_dtype e2m1 = {KHOST_DTYPE_FLOAT4_E2M1FN, 4, 1};
+  const khost_dtype e4m3 = {KHOST_DTYPE_FLOAT8_E4M3FN, 8, 1};
+  const khost_dtype fp16 = {KHOST_DTYPE_FLOAT, 16, 1};
+  int64_t swizzled_tiles = (m + 127) / 128 * ((k / BLOCK + 3) / 4) * 512;
+  const struct {
+    const char *role;
+    khost_dtype dtype;
+    int32_t ndim;
+    int64_t shape[3];
+  } want[KHOST_NVFP4_GEMV_NINPUTS] = {
+    [KHOST_NVFP4_GEMV_A] = {"input a", e2m1, 3, {l, m, k}},
+    [KHOST_NVFP4_GEMV_V] = {"input v", e2m1, 2, {l, k}},
+    [KHOST_NVFP4_GEMV_SFA] = {"input sfa", e4m3, 3, {l, m, k / BLOCK}},
+    [KHOST_NVFP4_GEMV_SFV] = {"input sfv", e4m3, 2, {l, k / BLOCK}},
+    [KHOST_NVFP4_GEMV_SFA_SWZ] = {"input sfa_swizzled", e4m3, 2, {l, swizzled_tiles}},
+    [KHOST_NVFP4_GEMV_SFV_SWZ] = {"input sfv_swizzled", e4m3, 2, {l, (k / BLOCK + 3) / 4 * 512}},
+  };
+  for (int32_t i = 0; i < KHOST_NVFP4_GEMV_NINPUTS; i++) {
+    int status = khost__reference_check_tensor(in, khost__reference_tensor(in->inputs, i), want[i].role,
+                                               want[i].dtype, want[i].ndim, want[i].shape);
+    if (status != KHOST_STATUS_OK) return status;
+  }
+  const int64_t c_shape[2] = {l, m};
+  return khost__reference_check_tensor(in, khost__reference_tensor(in->outputs, KHOST_NVFP4_GEMV_C),
+                                       "output c", fp16, 2, c_shape);
+}
+
+static int run(const khost_input *in)
+{
+  int64_t m, k, l;
+  int status = check_params(in, &m, &k, &l);
+  if (status == KHOST_STATUS_OK) status = check_tensors(in, m, k, l);
+  if (status != KHOST_STATUS_OK) return status;
+
+  gemv_tables tables;
+  build_tables(&tables);
+  gemv_job job = {
+    .m = m,
+    .k = k,
+    .a = khost__reference_tensor(in->inputs, KHOST_NVFP4_GEMV_A)->data,
+    .sfa = khost__reference_tensor(in->inputs, KHOST_NVFP4_GEMV_SFA)->data,
+    .tables = &tables,
+    .c = khost__reference_tensor(in->outputs, KHOST_NVFP4_GEMV_C)->data,
+  };
+  status = decode_vector(&tables, khost__reference_tensor(in->inputs, KHOST_NVFP4_GEMV_V)->data,
+                         khost__reference_tensor(in->inputs, KHOST_NVFP4_GEMV_SFV)->data, k, l, &job.vec);
+  if (status != KHOST_STATUS_OK) {
+    status = khost__reference_fail(in, status, "nvfp4_gemv: out of memory decoding the vector (l*k = %lld)",
+                                   (long long)(l * k));
+    goto out;
+  }
+  khost__reference_parallel(l * m, khost__reference_threads(in), gemv_rows, &job);
+out:
+  free_vector(&job.vec);
+  return status;
+}
+
+const khost_kernel khost__reference_nvfp4_gemv = {
+  .struct_size = sizeof(khost_kernel),
+  .op = "nvfp4_gemv",
+  .device_type = KHOST_DEVICE_CPU,
+  .run = run,
+};

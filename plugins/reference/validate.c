@@ -1,0 +1,141 @@
+/* Input validation shared by the reference kernels. The oracle must never read
+ * past a buffer or guess a layout, so every tensor is checked against the shape
+ * the op's parameters imply before a kernel touches it. */
+#include "reference.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+/* A tensor is usable only when the host filled every field this plugin reads. */
+#define TENSOR_MIN_SIZE (offsetof(khost_tensor, nbytes) + sizeof(size_t))
+#define INPUT_THREADS_END (offsetof(khost_input, num_threads) + sizeof(int32_t))
+
+int khost__reference_fail(const khost_input *in, int status, const char *fmt, ...)
+{
+  if (in->error && in->error_size > 0) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(in->error, in->error_size, fmt, ap);
+    va_end(ap);
+  }
+  return status;
+}
+
+static const char *op_name(const khost_input *in)
+{
+  return in->op ? in->op : "(unnamed op)";
+}
+
+int khost__reference_param(const khost_input *in, const char *name, int64_t min, int64_t *out)
+{
+  int64_t value = khost_param_get(in, name, INT64_MIN);
+  if (value == INT64_MIN)
+    return khost__reference_fail(in, KHOST_STATUS_INVALID_ARGUMENT, "%s: parameter %s is missing",
+                                 op_name(in), name);
+  if (value < min)
+    return khost__reference_fail(in, KHOST_STATUS_INVALID_ARGUMENT,
+                                 "%s: parameter %s = %lld, must be >= %lld", op_name(in), name,
+                                 (long long)value, (long long)min);
+  *out = value;
+  return KHOST_STATUS_OK;
+}
+
+static bool array_usable(const khost_tensor *array, int32_t count)
+{
+  return count == 0 || (array && array->struct_size >= TENSOR_MIN_SIZE);
+}
+
+int khost__reference_check_counts(const khost_input *in, int32_t ninputs, int32_t noutputs)
+{
+  if (in->ninputs != ninputs || in->noutputs != noutputs)
+    return khost__reference_fail(in, KHOST_STATUS_INVALID_ARGUMENT,
+                                 "%s: expected %d inputs and %d outputs, got %d and %d", op_name(in),
+                                 ninputs, noutputs, in->ninputs, in->noutputs);
+  if (!array_usable(in->inputs, ninputs) || !array_usable(in->outputs, noutputs))
+    return khost__reference_fail(in, KHOST_STATUS_INVALID_ARGUMENT,
+                                 "%s: tensor array missing or its struct_size below %zu", op_name(in),
+                                 TENSOR_MIN_SIZE);
+  return KHOST_STATUS_OK;
+}
+
+const khost_tensor *khost__reference_tensor(const khost_tensor *array, int32_t index)
+{
+  return (const khost_tensor *)((const char *)array + (size_t)index * array->struct_size);
+}
+
+/* Bytes a contiguous tensor of this shape occupies (sub-byte types packed along
+ * the last dimension); false on overflow or a row of sub-byte elements that
+ * does not end on a byte. */
+static bool contiguous_bytes(khost_dtype dtype, int32_t ndim, const int64_t *shape, size_t *bytes)
+{
+  size_t rows = 1;
+  for (int32_t d = 0; d + 1 < ndim; d++)
+    if (__builtin_mul_overflow(rows, (size_t)shape[d], &rows)) return false;
+  size_t row_bits;
+  if (__builtin_mul_overflow((size_t)shape[ndim - 1], (size_t)dtype.bits, &row_bits)) return false;
+  if (row_bits % 8 != 0) return false;
+  return !__builtin_mul_overflow(rows, row_bits / 8, bytes);
+}
+
+static int check_layout(const khost_input *in, const khost_tensor *t, const char *role, int32_t ndim,
+                        const int64_t *shape)
+{
+  for (int32_t d = 0; d < ndim; d++)
+    if (t->shape[d] != shape[d])
+      return khost__reference_fail(in, KHOST_STATUS_INVALID_ARGUMENT,
+                                   "%s: %s: dimension %d is %lld, the parameters imply %lld", op_name(in),
+                                   role, d, (long long)t->shape[d], (long long)shape[d]);
+  int64_t stride = 1;
+  for (int32_t d = ndim - 1; t->strides && d >= 0; d--) {
+    if (t->strides[d] != stride)
+      return khost__reference_fail(in, KHOST_STATUS_INVALID_ARGUMENT,
+                                   "%s: %s: stride %d is %lld, only contiguous row-major (%lld) is handled",
+                                   op_name(in), role, d, (long long)t->strides[d], (long long)stride);
+    if (__builtin_mul_overflow(stride, shape[d], &stride))
+      return khost__reference_fail(in, KHOST_STATUS_INVALID_ARGUMENT, "%s: %s: shape overflows",
+                                   op_name(in), role);
+  }
+  return KHOST_STATUS_OK;
+}
+
+static int check_storage(const khost_input *in, const khost_tensor *t, const char *role, int32_t ndim,
+                         const int64_t *shape)
+{
+  size_t need;
+  if (!contiguous_bytes(t->dtype, ndim, shape, &need))
+    return khost__reference_fail(in, KHOST_STATUS_INVALID_ARGUMENT,
+                                 "%s: %s: shape overflows or splits a byte", op_name(in), role);
+  if (!t->data || t->nbytes < need)
+    return khost__reference_fail(in, KHOST_STATUS_INVALID_ARGUMENT,
+                                 "%s: %s: storage of %zu bytes at %p, the shape needs %zu", op_name(in),
+                                 role, t->nbytes, t->data, need);
+  return KHOST_STATUS_OK;
+}
+
+int khost__reference_check_tensor(const khost_input *in, const khost_tensor *t, const char *role,
+                                  khost_dtype want, int32_t ndim, const int64_t *shape)
+{
+  if (t->device_type != KHOST_DEVICE_CPU)
+    return khost__reference_fail(in, KHOST_STATUS_INVALID_ARGUMENT,
+                                 "%s: %s: device type %d, the reference reads CPU memory only", op_name(in),
+                                 role, t->device_type);
+  if (t->dtype.code != want.code || t->dtype.bits != want.bits || t->dtype.lanes != 1)
+    return khost__reference_fail(in, KHOST_STATUS_INVALID_ARGUMENT,
+                                 "%s: %s: dtype {code %u, bits %u, lanes %u}, expected {code %u, bits %u, "
+                                 "lanes 1}", op_name(in), role, t->dtype.code, t->dtype.bits,
+                                 t->dtype.lanes, want.code, want.bits);
+  if (t->ndim != ndim || !t->shape)
+    return khost__reference_fail(in, KHOST_STATUS_INVALID_ARGUMENT, "%s: %s: ndim %d, expected %d",
+                                 op_name(in), role, t->ndim, ndim);
+  int status = check_layout(in, t, role, ndim, shape);
+  if (status == KHOST_STATUS_OK) status = check_storage(in, t, role, ndim, shape);
+  return status;
+}
+
+int khost__reference_threads(const khost_input *in)
+{
+  if (in->struct_size < INPUT_THREADS_END || in->num_threads < 1) return 1;
+  return in->num_threads;
+}

@@ -1,0 +1,129 @@
+/* Misbehaving CPU plugins, one per fault, picked by -DFAULT_<KIND> (see
+ * tests/meson.build, which builds fault_<kind>.so from this file). Each is a
+ * correct copy_transpose (and, for wrong_block, nvfp4_gemv) with exactly one
+ * defect, so a test can assert that khost reports that defect and nothing else. */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "formats.h"
+#include "khost/ops.h"
+
+#ifndef FAULT_NAME
+#define FAULT_NAME "fault_free"
+#endif
+
+static void transpose(const khost_input *in, unsigned char *to)
+{
+  const khost_tensor *src = &in->inputs[0];
+  const unsigned char *from = src->data;
+  int64_t m = src->shape[0], n = src->shape[1];
+  size_t size = src->dtype.bits / 8;
+  for (int64_t i = 0; i < m; i++)
+    for (int64_t j = 0; j < n; j++) memcpy(to + (size_t)(j * m + i) * size, from + (size_t)(i * n + j) * size, size);
+}
+
+#ifdef FAULT_CACHED
+/* Remembers the first answer and returns it forever: right once, wrong on new inputs. */
+static unsigned char *cached;
+static size_t cached_bytes;
+#endif
+
+static int run_copy(const khost_input *in)
+{
+  const khost_tensor *dst = &in->outputs[0];
+  unsigned char *out = dst->data;
+#if defined(FAULT_SEGV)
+  raise(SIGSEGV);
+#elif defined(FAULT_ABORT)
+  abort();
+#elif defined(FAULT_EXIT0)
+  exit(0);
+#elif defined(FAULT_HANG)
+  for (;;) pause();
+#elif defined(FAULT_STATUS)
+  strncpy(in->error, "fault plugin reports failure on purpose", in->error_size - 1);
+  return KHOST_STATUS_INTERNAL;
+#endif
+#ifdef FAULT_CACHED
+  if (cached && cached_bytes == dst->nbytes) return memcpy(out, cached, cached_bytes), KHOST_STATUS_OK;
+#endif
+#ifdef FAULT_NO_WRITE
+  return KHOST_STATUS_OK;
+#endif
+  transpose(in, out);
+#ifdef FAULT_CACHED
+  free(cached);
+  cached = malloc(dst->nbytes);
+  if (cached) memcpy(cached, out, dst->nbytes), cached_bytes = dst->nbytes;
+#endif
+#ifdef FAULT_WRITE_PAST_END
+  out[dst->nbytes + 3] = 0x42;
+#endif
+#ifdef FAULT_MUTATE_INPUT
+  ((unsigned char *)in->inputs[0].data)[0] ^= 1;
+#endif
+  return KHOST_STATUS_OK;
+}
+
+#ifdef FAULT_DECLINE
+static int decline_fn(const khost_input *in)
+{
+  strncpy(in->error, "fault plugin declines every shape", in->error_size - 1);
+  return KHOST_STATUS_UNSUPPORTED;
+}
+#else
+#define decline_fn NULL
+#endif
+
+static double block_value(const uint8_t *codes, const uint8_t *scales, int64_t j)
+{
+  uint8_t byte = codes[j / 2];
+  return khost__e2m1_decode(j % 2 ? byte >> 4 : byte & 15) * (double)khost__e4m3_decode(scales[j / 16]);
+}
+
+/* nvfp4_gemv computed plainly, except (FAULT_WRONG_BLOCK) that row 1 of batch 0
+ * skips its second 16-element scale block. */
+static int run_gemv(const khost_input *in)
+{
+  int64_t m = khost_param_get(in, "m", 0), k = khost_param_get(in, "k", 0), l = khost_param_get(in, "l", 0);
+  const uint8_t *a = in->inputs[KHOST_NVFP4_GEMV_A].data, *v = in->inputs[KHOST_NVFP4_GEMV_V].data;
+  const uint8_t *sfa = in->inputs[KHOST_NVFP4_GEMV_SFA].data, *sfv = in->inputs[KHOST_NVFP4_GEMV_SFV].data;
+  uint16_t *c = in->outputs[KHOST_NVFP4_GEMV_C].data;
+  for (int64_t b = 0; b < l; b++)
+    for (int64_t i = 0; i < m; i++) {
+      const uint8_t *row = a + (b * m + i) * (k / 2), *row_scales = sfa + (b * m + i) * (k / 16);
+      double sum = 0;
+      for (int64_t j = 0; j < k; j++) {
+#ifdef FAULT_WRONG_BLOCK
+        if (b == 0 && i == 1 && j / 16 == 1) continue;
+#endif
+        sum += block_value(row, row_scales, j) * block_value(v + b * (k / 2), sfv + b * (k / 16), j);
+      }
+      c[b * m + i] = khost__fp16_encode(sum);
+    }
+  return KHOST_STATUS_OK;
+}
+
+static const khost_kernel copy_kernel = {
+    .struct_size = sizeof(khost_kernel), .op = "copy_transpose", .device_type = KHOST_DEVICE_CPU,
+    .run = run_copy, .supports = decline_fn};
+static const khost_kernel gemv_kernel = {
+    .struct_size = sizeof(khost_kernel), .op = "nvfp4_gemv", .device_type = KHOST_DEVICE_CPU, .run = run_gemv};
+static const khost_kernel *const kernels[] = {&copy_kernel, &gemv_kernel};
+
+static const khost_plugin descriptor = {
+    .magic = KHOST_PLUGIN_MAGIC,
+    .abi_major = KHOST_ABI_MAJOR,
+    .abi_minor = KHOST_ABI_MINOR,
+    .struct_size = sizeof(khost_plugin),
+    .name = FAULT_NAME,
+    .version = "1.0",
+    .language = "c",
+    .description = "a plugin with exactly one defect, for khost's own tests",
+    .nkernels = 2,
+    .kernels = kernels,
+};
+
+KHOST_PLUGIN_DEFINE(descriptor)

@@ -1,0 +1,201 @@
+/* Tests for core/csv.c: RFC 4180 quoting, one field per header column, empty
+ * fields for values a row does not have, and reported write failures. */
+#include <criterion/criterion.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "csv.h"
+
+#define MAX_FIELDS 64
+
+/* Splits one CSV record starting at *p (RFC 4180) into fields (caller frees
+ * each); advances *p past the record's line break. Returns the field count. */
+static int parse_record(const char **p, char **fields)
+{
+  int n = 0;
+  const char *s = *p;
+  for (;;) {
+    char *out = malloc(strlen(s) + 1), *o = out;
+    if (*s == '"') {
+      for (s++; !(*s == '"' && s[1] != '"'); s++) {
+        cr_assert_neq(*s, '\0', "unterminated quoted field");
+        if (*s == '"')
+          s++;
+        *o++ = *s;
+      }
+      s++;
+    } else {
+      while (*s && *s != ',' && *s != '\n')
+        *o++ = *s++;
+    }
+    *o = '\0';
+    cr_assert_lt(n, MAX_FIELDS);
+    fields[n++] = out;
+    if (*s != ',')
+      break;
+    s++;
+  }
+  cr_assert_eq(*s, '\n', "a record ends with a line break");
+  *p = s + 1;
+  return n;
+}
+
+static khost__row sample_row(void)
+{
+  khost__row r;
+  memset(&r, 0, sizeof r);
+  snprintf(r.case_name, sizeof r.case_name, "reduce_bf16");
+  snprintf(r.op, sizeof r.op, "reduce_sum");
+  snprintf(r.params, sizeof r.params, "m=7 n=33 dtype=bf16");
+  snprintf(r.backend, sizeof r.backend, "cute");
+  snprintf(r.device, sizeof r.device, "cuda");
+  r.status = KHOST__ROW_PASS;
+  r.atol = 0.001;
+  r.rtol = 0.02;
+  r.check.count = 7;
+  r.check.max_abs = 0.00025;
+  r.time.samples = 30;
+  r.time.median = 0.00125;
+  r.bytes = 462;
+  r.gbps = 0.0003696;
+  r.speedup = 2.5;
+  return r;
+}
+
+/* Header plus one row, as text (caller frees). */
+static char *render(const khost__row *row)
+{
+  char *text = NULL;
+  size_t size = 0;
+  khost__err err = {{0}};
+  FILE *f = open_memstream(&text, &size);
+  cr_assert_not_null(f);
+  cr_assert_eq(khost__csv_write_header(f, &err), KHOST__OK, "%s", err.msg);
+  cr_assert_eq(khost__csv_write_row(f, row, &err), KHOST__OK, "%s", err.msg);
+  fclose(f);
+  return text;
+}
+
+/* The value of column `name` in the row of text (header first). */
+static char *value_of(const char *text, const char *name, char *out, size_t size)
+{
+  char *header[MAX_FIELDS], *row[MAX_FIELDS];
+  const char *p = text;
+  int nh = parse_record(&p, header), nr = parse_record(&p, row);
+  cr_assert_eq(nr, nh, "the row has %d fields, the header %d", nr, nh);
+  cr_assert_eq(*p, '\0', "nothing follows the row");
+  out[0] = '\0';
+  int found = 0;
+  for (int i = 0; i < nh; i++) {
+    if (strcmp(header[i], name) == 0) {
+      snprintf(out, size, "%s", row[i]);
+      found = 1;
+    }
+    free(header[i]);
+    free(row[i]);
+  }
+  cr_assert(found, "no column %s", name);
+  return out;
+}
+
+struct quoting_case {
+  const char *message, *encoded;
+};
+
+Test(csv, messages_are_quoted_per_rfc4180)
+{
+  const struct quoting_case cases[] = {
+    {"plain message", ",plain message,"},
+    {"needs k=256, got 100", ",\"needs k=256, got 100\","},
+    {"say \"hi\"", ",\"say \"\"hi\"\"\","},
+    {"two\nlines", ",\"two\nlines\","},
+    {"carriage\rreturn", ",\"carriage\rreturn\","},
+    {"", ",PASS,,"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    khost__row row = sample_row();
+    char value[600];
+    snprintf(row.message, sizeof row.message, "%s", cases[i].message);
+    char *text = render(&row);
+    cr_expect_not_null(strstr(text, cases[i].encoded), "\"%s\" not encoded as %s in:\n%s", cases[i].message,
+                       cases[i].encoded, text);
+    cr_expect_str_eq(value_of(text, "message", value, sizeof value), cases[i].message);
+    free(text);
+  }
+}
+
+Test(csv, header_names_every_field)
+{
+  khost__row row = sample_row();
+  char *text = render(&row);
+  const char *first = "case,op,params,backend,device,status,message,atol,rtol,";
+  cr_expect_eq(strncmp(text, first, strlen(first)), 0, "%s", text);
+  struct { const char *column, *value; } expected[] = {
+    {"case", "reduce_bf16"}, {"params", "m=7 n=33 dtype=bf16"}, {"status", "PASS"}, {"atol", "0.001"},
+    {"count", "7"}, {"max_abs", "0.00025"}, {"samples", "30"}, {"median_s", "0.00125"}, {"bytes", "462"},
+    {"gbps", "0.0003696"}, {"speedup", "2.5"}, {"is_baseline", "0"},
+  };
+  for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++) {
+    char value[600];
+    cr_expect_str_eq(value_of(text, expected[i].column, value, sizeof value), expected[i].value, "%s",
+                     expected[i].column);
+  }
+  free(text);
+}
+
+Test(csv, missing_values_are_empty_fields)
+{
+  khost__row row = sample_row();
+  row.status = KHOST__ROW_TIMEOUT;
+  row.check.count = 0;
+  row.time.samples = 0;
+  row.speedup = 0;
+  char *text = render(&row);
+  const char *empty[] = {"max_abs", "median_s", "noise_pct", "gbps", "tflops", "peak_fraction", "speedup"};
+  for (size_t i = 0; i < sizeof empty / sizeof empty[0]; i++) {
+    char value[600];
+    cr_expect_str_eq(value_of(text, empty[i], value, sizeof value), "", "%s", empty[i]);
+  }
+  char value[600];
+  cr_expect_str_eq(value_of(text, "status", value, sizeof value), "TIMEOUT");
+  cr_expect_str_eq(value_of(text, "samples", value, sizeof value), "0");
+  free(text);
+}
+
+Test(csv, open_write_and_close_a_file)
+{
+  char dir[] = "/tmp/khost-csv-XXXXXX", path[64], line[1024];
+  FILE *f = NULL;
+  khost__err err = {{0}};
+  khost__row row = sample_row();
+  cr_assert_not_null(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/rows.csv", dir);
+  cr_assert_eq(khost__csv_open(path, &f, &err), KHOST__OK, "%s", err.msg);
+  cr_assert_eq(khost__csv_write_row(f, &row, &err), KHOST__OK, "%s", err.msg);
+  FILE *in = fopen(path, "r"); /* flushed after each row: readable before close */
+  int lines = 0;
+  while (fgets(line, sizeof line, in))
+    lines++;
+  fclose(in);
+  cr_expect_eq(lines, 2);
+  cr_expect_eq(khost__csv_close(f, &err), KHOST__OK, "%s", err.msg);
+  unlink(path);
+  rmdir(dir);
+}
+
+Test(csv, unwritable_path_and_full_disk_are_errors)
+{
+  FILE *f = NULL;
+  khost__err err = {{0}};
+  khost__row row = sample_row();
+  cr_expect_eq(khost__csv_open("/nonexistent-dir/rows.csv", &f, &err), KHOST__E_IO);
+  cr_expect_not_null(strstr(err.msg, "/nonexistent-dir/rows.csv"), "%s", err.msg);
+  f = fopen("/dev/full", "w");
+  if (!f)
+    cr_skip_test("/dev/full is not available");
+  cr_expect_eq(khost__csv_write_row(f, &row, &err), KHOST__E_IO);
+  fclose(f);
+}

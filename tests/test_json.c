@@ -1,0 +1,310 @@
+/* Tests for core/json.c: every field round-trips through jansson, the file is a
+ * valid document after every row (a cut run keeps what it finished), numbers
+ * JSON cannot hold become null, and failures to write are reported. */
+#include <criterion/criterion.h>
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "json.h"
+
+static char dir[64];
+static char path[128];
+
+static void make_dir(void)
+{
+  snprintf(dir, sizeof dir, "/tmp/khost-json-XXXXXX");
+  cr_assert_not_null(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/report.json", dir);
+}
+
+static void remove_dir(void)
+{
+  char tmp[160];
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  unlink(tmp);
+  unlink(path);
+  rmdir(dir);
+}
+
+TestSuite(json, .init = make_dir, .fini = remove_dir);
+
+static khost__run_info sample_info(void)
+{
+  khost__run_info info;
+  memset(&info, 0, sizeof info);
+  snprintf(info.khost_version, sizeof info.khost_version, "0.1.0");
+  snprintf(info.host, sizeof info.host, "node7");
+  snprintf(info.device, sizeof info.device, "NVIDIA H200");
+  info.sm_count = 132;
+  info.l2_bytes = (size_t)60 << 20;
+  info.peak_gbps = 4100.5;
+  snprintf(info.command, sizeof info.command, "khost run --suite smoke");
+  snprintf(info.date, sizeof info.date, "2025-06-01T12:00:00Z");
+  return info;
+}
+
+static khost__row sample_row(const char *backend, khost__row_status status, double median, double speedup)
+{
+  khost__row r;
+  memset(&r, 0, sizeof r);
+  snprintf(r.case_name, sizeof r.case_name, "gemv_small");
+  snprintf(r.op, sizeof r.op, "nvfp4_gemv");
+  snprintf(r.params, sizeof r.params, "m=128 k=256 l=2");
+  snprintf(r.backend, sizeof r.backend, "%s", backend);
+  snprintf(r.device, sizeof r.device, "cuda");
+  r.status = status;
+  r.atol = 0.25;
+  r.rtol = 0.125;
+  r.check.count = 256;
+  r.check.max_abs = 0.5;
+  r.check.max_rel = 0.0625;
+  r.check.mean_abs = 0.03125;
+  r.time.samples = median > 0 ? 20 : 0;
+  r.time.median = median;
+  r.time.mean = median * 1.5;
+  r.time.min = median * 0.5;
+  r.time.max = median * 2;
+  r.time.stddev = median * 0.25;
+  r.time.noise = median > 0 ? 1.5 : 0;
+  r.flops = 131072;
+  r.bytes = 24576;
+  r.gbps = median > 0 ? r.bytes / median / 1e9 : 0;
+  r.tflops = median > 0 ? r.flops / median / 1e12 : 0;
+  r.speedup = speedup;
+  r.is_baseline = speedup == 1;
+  return r;
+}
+
+static json_t *load(void)
+{
+  json_error_t error;
+  json_t *doc = json_load_file(path, 0, &error);
+  cr_assert_not_null(doc, "%s is not valid JSON: %s (line %d)", path, error.text, error.line);
+  return doc;
+}
+
+static json_t *field(json_t *obj, const char *dotted)
+{
+  char key[64];
+  const char *rest = dotted;
+  json_t *v = obj;
+  while (*rest) {
+    size_t n = strcspn(rest, ".");
+    snprintf(key, sizeof key, "%.*s", (int)n, rest);
+    v = json_object_get(v, key);
+    cr_assert_not_null(v, "no \"%s\" in the document", dotted);
+    rest += n + (rest[n] == '.');
+  }
+  return v;
+}
+
+static khost__json_writer *open_ok(void)
+{
+  khost__run_info info = sample_info();
+  khost__json_writer *w = NULL;
+  khost__err err = {{0}};
+  cr_assert_eq(khost__json_open(path, &info, &w, &err), KHOST__OK, "%s", err.msg);
+  return w;
+}
+
+static void append_ok(khost__json_writer *w, const khost__row *row)
+{
+  khost__err err = {{0}};
+  cr_assert_eq(khost__json_append(w, row, &err), KHOST__OK, "%s", err.msg);
+}
+
+Test(json, open_writes_a_valid_empty_document)
+{
+  khost__json_writer *w = open_ok();
+  json_t *doc = load();
+  cr_expect_eq(json_integer_value(field(doc, "schema_version")), 1);
+  cr_expect_str_eq(json_string_value(field(doc, "khost_version")), "0.1.0");
+  cr_expect(json_is_false(field(doc, "finished")));
+  cr_expect_eq(json_array_size(field(doc, "rows")), 0);
+  cr_expect_str_eq(json_string_value(field(doc, "run.device")), "NVIDIA H200");
+  cr_expect_eq(json_integer_value(field(doc, "run.l2_bytes")), 60 << 20);
+  cr_expect_eq(json_real_value(field(doc, "run.peak_gbps")), 4100.5);
+  cr_expect_str_eq(json_string_value(field(doc, "run.command")), "khost run --suite smoke");
+  cr_expect_str_eq(json_string_value(field(doc, "run.date")), "2025-06-01T12:00:00Z");
+  cr_expect(json_is_null(field(doc, "run.sm_clock_mhz")), "0 means unknown");
+  cr_expect_eq(json_integer_value(field(doc, "run.sm_count")), 132);
+  json_decref(doc);
+  khost__json_free(w);
+}
+
+Test(json, row_fields_round_trip)
+{
+  khost__json_writer *w = open_ok();
+  khost__row row = sample_row("cute", KHOST__ROW_FAIL, 2e-6, 4);
+  row.check.mismatches = 7;
+  row.check.unwritten = 3;
+  row.check.nshown = 2;
+  row.check.shown[0] = (khost__mismatch){5, "c[batch=0, row=5]", 1.5, -0.75};
+  row.check.shown[1] = (khost__mismatch){300, "c[batch=1, row=44]", 6, 2};
+  row.peak_fraction = 0.25;
+  snprintf(row.message, sizeof row.message, "7 elements differ, \"quoted\"");
+  append_ok(w, &row);
+  json_t *doc = load();
+  json_t *r = json_array_get(field(doc, "rows"), 0);
+  cr_assert_not_null(r);
+  struct { const char *key, *value; } texts[] = {
+    {"case", "gemv_small"}, {"op", "nvfp4_gemv"}, {"params", "m=128 k=256 l=2"}, {"backend", "cute"},
+    {"device", "cuda"},     {"status", "FAIL"},   {"message", "7 elements differ, \"quoted\""},
+  };
+  for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
+    cr_expect_str_eq(json_string_value(field(r, texts[i].key)), texts[i].value, "%s", texts[i].key);
+  struct { const char *key; double value; } numbers[] = {
+    {"atol", 0.25}, {"rtol", 0.125}, {"check.max_abs", 0.5}, {"check.max_rel", 0.0625},
+    {"check.mean_abs", 0.03125}, {"time.median_s", 2e-6}, {"time.mean_s", 3e-6}, {"time.min_s", 1e-6},
+    {"time.max_s", 4e-6}, {"time.stddev_s", 5e-7}, {"time.noise_pct", 1.5}, {"flops", 131072},
+    {"bytes", 24576}, {"gbps", 12.288}, {"tflops", 0.065536}, {"peak_fraction", 0.25}, {"speedup", 4},
+  };
+  for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++)
+    cr_expect_float_eq(json_number_value(field(r, numbers[i].key)), numbers[i].value,
+                       1e-12 * numbers[i].value, "%s", numbers[i].key);
+  cr_expect_eq(json_integer_value(field(r, "check.count")), 256);
+  cr_expect_eq(json_integer_value(field(r, "check.mismatches")), 7);
+  cr_expect_eq(json_integer_value(field(r, "check.unwritten")), 3);
+  cr_expect_eq(json_integer_value(field(r, "time.samples")), 20);
+  cr_expect(json_is_false(field(r, "is_baseline")));
+  json_t *shown = field(r, "check.first_mismatches");
+  cr_assert_eq(json_array_size(shown), 2);
+  cr_expect_eq(json_integer_value(field(json_array_get(shown, 1), "index")), 300);
+  cr_expect_str_eq(json_string_value(field(json_array_get(shown, 1), "where")), "c[batch=1, row=44]");
+  cr_expect_eq(json_number_value(field(json_array_get(shown, 0), "got")), 1.5);
+  cr_expect_eq(json_number_value(field(json_array_get(shown, 0), "expected")), -0.75);
+  json_decref(doc);
+  khost__json_free(w);
+}
+
+/* A run killed after two rows leaves a valid document with both rows. */
+Test(json, cut_run_leaves_a_valid_document)
+{
+  khost__json_writer *w = open_ok();
+  khost__row a = sample_row("reference", KHOST__ROW_PASS, 8e-3, 1);
+  khost__row b = sample_row("cute", KHOST__ROW_PASS, 2e-3, 4);
+  append_ok(w, &a);
+  append_ok(w, &b);
+  char tmp[160];
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  cr_expect_neq(access(tmp, F_OK), 0, "the temporary file is renamed into place");
+  khost__json_free(w); /* no finish: as if the run died here */
+  json_t *doc = load();
+  cr_expect(json_is_false(field(doc, "finished")));
+  cr_assert_eq(json_array_size(field(doc, "rows")), 2);
+  cr_expect_str_eq(json_string_value(field(json_array_get(field(doc, "rows"), 1), "backend")), "cute");
+  cr_expect_eq(json_integer_value(field(doc, "summary.rows")), 2);
+  cr_expect_eq(json_integer_value(field(doc, "summary.counts.PASS")), 2);
+  json_t *backends = field(doc, "summary.backends");
+  cr_assert_eq(json_array_size(backends), 2);
+  cr_expect_str_eq(json_string_value(field(json_array_get(backends, 1), "backend")), "cute");
+  cr_expect_eq(json_integer_value(field(json_array_get(backends, 1), "wins")), 1);
+  cr_expect_float_eq(json_number_value(field(json_array_get(backends, 1), "geomean_speedup")), 4, 1e-12);
+  json_decref(doc);
+}
+
+Test(json, finish_marks_the_document_finished)
+{
+  khost__json_writer *w = open_ok();
+  khost__row a = sample_row("reference", KHOST__ROW_PASS, 8e-3, 1);
+  khost__err err = {{0}};
+  append_ok(w, &a);
+  cr_assert_eq(khost__json_finish(w, &err), KHOST__OK, "%s", err.msg);
+  khost__json_free(w);
+  json_t *doc = load();
+  cr_expect(json_is_true(field(doc, "finished")));
+  cr_expect_eq(json_array_size(field(doc, "rows")), 1);
+  cr_expect(json_is_true(field(json_array_get(field(doc, "rows"), 0), "is_baseline")));
+  json_decref(doc);
+}
+
+Test(json, non_finite_numbers_become_null)
+{
+  khost__json_writer *w = open_ok();
+  khost__row row = sample_row("nan", KHOST__ROW_FAIL, 1e-3, 0);
+  row.check.max_abs = NAN;
+  row.check.max_rel = INFINITY;
+  row.check.nshown = 1;
+  row.check.shown[0] = (khost__mismatch){0, "c[batch=0, row=0]", -INFINITY, 2};
+  append_ok(w, &row);
+  json_t *doc = load();
+  json_t *r = json_array_get(field(doc, "rows"), 0);
+  cr_expect(json_is_null(field(r, "check.max_abs")));
+  cr_expect(json_is_null(field(r, "check.max_rel")));
+  json_t *first = json_array_get(field(r, "check.first_mismatches"), 0);
+  cr_expect(json_is_null(field(first, "got")));
+  cr_expect_eq(json_number_value(field(first, "expected")), 2);
+  cr_expect(json_is_null(field(r, "speedup")), "0 means not comparable");
+  json_decref(doc);
+  khost__json_free(w);
+}
+
+Test(json, untimed_row_has_null_times)
+{
+  khost__json_writer *w = open_ok();
+  khost__row row = sample_row("picky", KHOST__ROW_SKIP, 0, 0);
+  row.check.count = 0;
+  snprintf(row.message, sizeof row.message, "declines k=256");
+  append_ok(w, &row);
+  json_t *doc = load();
+  json_t *r = json_array_get(field(doc, "rows"), 0);
+  const char *nulls[] = {"time.median_s", "time.mean_s", "time.noise_pct", "gbps", "tflops", "peak_fraction",
+                         "check.max_abs"};
+  for (size_t i = 0; i < sizeof nulls / sizeof nulls[0]; i++)
+    cr_expect(json_is_null(field(r, nulls[i])), "%s", nulls[i]);
+  cr_expect_eq(json_integer_value(field(r, "time.samples")), 0);
+  cr_expect_str_eq(json_string_value(field(r, "status")), "SKIP");
+  cr_expect_eq(json_integer_value(field(doc, "summary.counts.SKIP")), 1);
+  json_decref(doc);
+  khost__json_free(w);
+}
+
+/* Messages may quote a plugin's bytes; invalid UTF-8 must not break the document. */
+Test(json, invalid_utf8_text_stays_valid)
+{
+  khost__json_writer *w = open_ok();
+  khost__row row = sample_row("bytes", KHOST__ROW_ERROR, 0, 0);
+  snprintf(row.message, sizeof row.message, "bad \xff\xfe byte");
+  memset(row.device, 'x', sizeof row.device); /* no terminating NUL */
+  append_ok(w, &row);
+  json_t *doc = load();
+  json_t *r = json_array_get(field(doc, "rows"), 0);
+  cr_expect_str_eq(json_string_value(field(r, "message")), "bad ?? byte");
+  cr_expect_str_eq(json_string_value(field(r, "device")), "xxxxxxxx");
+  json_decref(doc);
+  khost__json_free(w);
+}
+
+Test(json, unwritable_path_is_an_error)
+{
+  khost__run_info info = sample_info();
+  khost__json_writer *w = NULL;
+  khost__err err = {{0}};
+  cr_expect_eq(khost__json_open("/nonexistent-dir/report.json", &info, &w, &err), KHOST__E_IO);
+  cr_expect_null(w);
+  cr_expect_not_null(strstr(err.msg, "/nonexistent-dir/report.json"), "%s", err.msg);
+}
+
+Test(json, failed_rewrite_keeps_the_last_document)
+{
+  khost__json_writer *w = open_ok();
+  khost__row a = sample_row("reference", KHOST__ROW_PASS, 8e-3, 1);
+  khost__err err = {{0}};
+  append_ok(w, &a);
+  char tmp[160];
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  cr_assert_eq(mkdir(tmp, 0700), 0); /* the temporary path cannot be opened as a file */
+  cr_expect_eq(khost__json_append(w, &a, &err), KHOST__E_IO);
+  cr_expect_not_null(strstr(err.msg, ".tmp"), "%s", err.msg);
+  rmdir(tmp);
+  json_t *doc = load();
+  cr_expect_eq(json_array_size(field(doc, "rows")), 1);
+  json_decref(doc);
+  khost__json_free(w);
+}

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs what a fresh Debian 12 machine needs to build and test khost. Idempotent:
+# a second run installs nothing new. Versions are pinned so CI and developers agree.
+set -euo pipefail
+
+MESON_VERSION=1.9.1
+CUTLASS_VERSION=4.2.0.0   # CuTe headers for plugins/cute (headers only, no deps)
+TRITON_VERSION=3.6.0      # matches the GPU machine's triton; used only at build time
+NUMPY_VERSION=2.2.6
+
+apt_packages=(build-essential pkg-config ninja-build libinih-dev libcriterion-dev libjansson-dev)
+
+missing=()
+for p in "${apt_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo_cmd=""
+  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+py=${PYTHON:-python3}
+pip_install() { "$py" -m pip install --quiet --disable-pip-version-check "$@"; }
+pip_has() { "$py" -m pip show "$1" 2>/dev/null | grep -qx "Version: $2"; }
+
+pip_has meson "$MESON_VERSION" || pip_install "meson==$MESON_VERSION"
+pip_has nvidia-cutlass "$CUTLASS_VERSION" || pip_install --no-deps "nvidia-cutlass==$CUTLASS_VERSION"
+pip_has triton "$TRITON_VERSION" || pip_install --no-deps "triton==$TRITON_VERSION"
+pip_has numpy "$NUMPY_VERSION" || pip_install "numpy==$NUMPY_VERSION"  # tests read --dump files
+
+echo "bootstrap: ok (meson $MESON_VERSION, nvidia-cutlass $CUTLASS_VERSION, triton $TRITON_VERSION)"
