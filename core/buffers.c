@@ -45,14 +45,17 @@ int khost__buffer_alloc(khost__buffer *b, int device_type, size_t nbytes, khost_
     return rc;
   }
   b->data = b->base + KHOST__GUARD_BYTES;
+  if ((rc = khost__buffer_reset_guards(b, err)) != KHOST__OK) khost__buffer_free(b);
+  return rc;
+}
+
+int khost__buffer_reset_guards(khost__buffer *b, khost__err *err)
+{
   unsigned char pattern[KHOST__GUARD_BYTES];
   guard_pattern(pattern, sizeof pattern, 0);
-  if ((rc = put(b, 0, pattern, sizeof pattern, err)) != KHOST__OK) goto fail;
+  int rc = put(b, 0, pattern, sizeof pattern, err);
   guard_pattern(pattern, sizeof pattern, 1);
-  if ((rc = put(b, KHOST__GUARD_BYTES + nbytes, pattern, sizeof pattern, err)) != KHOST__OK) goto fail;
-  return KHOST__OK;
-fail:
-  khost__buffer_free(b);
+  if (rc == KHOST__OK) rc = put(b, KHOST__GUARD_BYTES + b->nbytes, pattern, sizeof pattern, err);
   return rc;
 }
 

@@ -27,6 +27,9 @@ typedef struct khost__buffer {
 int khost__buffer_alloc(khost__buffer *b, int device_type, size_t nbytes, khost__err *err);
 void khost__buffer_free(khost__buffer *b);
 
+/* Rewrites both guard bands (after a kernel overwrote them). */
+int khost__buffer_reset_guards(khost__buffer *b, khost__err *err);
+
 /* Copies host memory into the buffer's data (any device). */
 int khost__buffer_write(khost__buffer *b, const void *src, khost__err *err);
 /* Copies the buffer's data into host memory dst (nbytes). */

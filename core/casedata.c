@@ -32,11 +32,15 @@ int khost__case_data_make(khost__case_data *d, const khost__case *c, uint64_t se
   describe(d);
   int rc = KHOST__OK;
   for (int t = 0; t < d->set.ninputs && rc == KHOST__OK; t++) {
-    khost__buffer *b = &d->in[0][t];
-    rc = khost__buffer_alloc(b, KHOST_DEVICE_CPU, d->set.inputs[t].nbytes, err);
-    if (rc != KHOST__OK) break;
-    c->op->generate(c, seed, t, b->data);
-    d->in_hash[t] = khost__hash_bytes(b->data, b->nbytes);
+    size_t n = d->set.inputs[t].nbytes;
+    if (!(d->pristine[t] = malloc(n))) {
+      rc = khost__errorf(err, KHOST__E_NOMEM, "out of memory for input %s", d->set.inputs[t].name);
+      break;
+    }
+    c->op->generate(c, seed, t, d->pristine[t]);
+    d->in_hash[t] = khost__hash_bytes(d->pristine[t], n);
+    rc = khost__buffer_alloc(&d->in[0][t], KHOST_DEVICE_CPU, n, err);
+    if (rc == KHOST__OK) rc = khost__buffer_write(&d->in[0][t], d->pristine[t], err);
   }
   for (int t = 0; t < d->set.noutputs && rc == KHOST__OK; t++) {
     d->ref[t] = malloc(d->set.outputs[t].nbytes);
@@ -51,7 +55,7 @@ int khost__case_data_upload(khost__case_data *d, khost__err *err)
   for (int t = 0; t < d->set.ninputs; t++) {
     if (d->in[1][t].base) continue;
     int rc = khost__buffer_alloc(&d->in[1][t], KHOST_DEVICE_CUDA, d->in[0][t].nbytes, err);
-    if (rc == KHOST__OK) rc = khost__buffer_write(&d->in[1][t], d->in[0][t].data, err);
+    if (rc == KHOST__OK) rc = khost__buffer_write(&d->in[1][t], d->pristine[t], err);
     if (rc != KHOST__OK) return rc;
   }
   return KHOST__OK;
@@ -86,9 +90,24 @@ int khost__case_data_check_inputs(const khost__case_data *d, int device_type, kh
   return KHOST__OK;
 }
 
+int khost__case_data_restore(khost__case_data *d, khost__err *err)
+{
+  for (int slot = 0; slot < 2; slot++)
+    for (int t = 0; t < d->set.ninputs; t++) {
+      khost__buffer *b = &d->in[slot][t];
+      if (!b->base) continue;
+      /* In place: prepared calls of other backends point at these buffers. */
+      int rc = khost__buffer_reset_guards(b, err);
+      if (rc == KHOST__OK) rc = khost__buffer_write(b, d->pristine[t], err);
+      if (rc != KHOST__OK) return rc;
+    }
+  return KHOST__OK;
+}
+
 void khost__case_data_free(khost__case_data *d)
 {
   for (int t = 0; t < KHOST__MAX_TENSORS; t++) {
+    free(d->pristine[t]);
     khost__buffer_free(&d->in[1][t]);
     khost__buffer_free(&d->in[0][t]);
     free(d->ref[t]);

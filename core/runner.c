@@ -271,7 +271,8 @@ static void derive(case_run *r, double peak)
     row->gbps = row->bytes / t / 1e9;
     row->tflops = row->flops / t / 1e12;
     if (peak > 0 && r->slots[s].device_type == KHOST_DEVICE_CUDA) row->peak_fraction = row->gbps / peak;
-    if (base >= 0) row->speedup = r->rows[base].time.median / t;
+    /* A fast wrong answer is no speedup. */
+    if (base >= 0 && row->status == KHOST__ROW_PASS) row->speedup = r->rows[base].time.median / t;
   }
 }
 

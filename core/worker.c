@@ -135,11 +135,15 @@ static void settle_mismatch(worker *w, int s, const char *when)
          (unsigned long long)st->mismatches, (unsigned long long)st->count, (unsigned long long)st->unwritten);
 }
 
-static void settle_check_error(worker *w, int s, int rc, const khost__err *err)
+static void settle_check_error(worker *w, int s, khost__case_data *d, int rc, const khost__err *err)
 {
   if (rc == KHOST__CALL_GUARD) settle(w, s, KHOST__ROW_FAIL, "out-of-bounds write: %s", err->msg);
   else if (rc == KHOST__CALL_MUTATED) settle(w, s, KHOST__ROW_ERROR, "%s", err->msg);
   else settle(w, s, KHOST__ROW_ERROR, "host failure while checking: %s", err->msg);
+  khost__err restore_err;
+  /* The next backend must see the generated inputs, not this one's damage. */
+  if (rc == KHOST__CALL_MUTATED && khost__case_data_restore(d, &restore_err) != KHOST__OK)
+    fprintf(stderr, "khost: restoring inputs failed: %s\n", restore_err.msg);
 }
 
 /* One checked call of slot s on d. Returns KHOST__WORKER_RESTART when the CUDA
@@ -160,7 +164,7 @@ static int checked_call(worker *w, int s, khost__call *call, const char *phase)
   khost__check_stats stats;
   rc = khost__call_check(call, &stats, &err);
   w->rows[s].check = stats;
-  if (rc != KHOST__OK) settle_check_error(w, s, rc, &err);
+  if (rc != KHOST__OK) settle_check_error(w, s, call->data, rc, &err);
   return 0;
 }
 

@@ -1,71 +1,61 @@
 """NVFP4 block-scaled GEMV for Hopper, which has no fp4 conversion instruction.
 
-The reduction works on 64-bit words: one word of `a` holds 16 e2m1 codes, exactly one
-e4m3 scale group, so a row of k/2 bytes is k/16 words and lines up one to one with its
-k/16 scale bytes. Codes become fp16 by bit placement (the 3 magnitude bits of e2m1 land
-on the low exponent bits and the top mantissa bit of an fp16, which gives the value
-times 2^-14, subnormals included), and each group's 16 products are summed in packed
-fp16 (HFMA2), which is exact: every product is a multiple of 2^-16 below 2^-8.8 and a
-half-lane sums 8 of them, well inside fp16's 11 significant bits. Group sums are
-scaled and accumulated in fp32.
+The kernel reads `a` and `v` as 64-bit words: one word holds 16 e2m1 codes, exactly one
+e4m3 scale group, so a row of k/2 bytes is ks = k/16 words and lines up one to one with
+its ks scale bytes.
+
+Decoding costs integer instructions, and at HBM speed the budget is about three
+instructions per element, so codes become fp16 by bit placement only: an e2m1 code's
+two exponent bits and one mantissa bit land on the low exponent bits and the top
+mantissa bit of an fp16 (bits 9..11) and its sign on bit 15. That fp16 is the e2m1 value
+times 2^-14, subnormals included, which Hopper's fp16 units handle exactly. `v` is
+decoded once per tile and rescaled to its exact values; a group's 16 products are then
+summed with packed fp16 FMAs, which is exact: each product is a multiple of 2^-16 of
+magnitude at most 36 * 2^-14, and a half-lane sums 8 of them, so every partial sum
+needs at most 11 significant bits. Group sums are scaled and accumulated in fp32.
 """
 import triton
 import triton.language as tl
 
-# v's magnitudes, decoded once per tile and shared by every row a thread holds: for
-# each 32-bit half of the word, four fp16x2 registers pairing nibble p with p + 4,
-# multiplied by 2^14 so they hold the exact e2m1 magnitudes.
-_DECODE_V = tl.constexpr("""
-{
-.reg .b32 w<2>, t, two14;
-mov.b64 {w0, w1}, $8;
-mov.b32 two14, 0x74007400;
-shl.b32 t, w0, 9;  and.b32 t, t, 0x0E000E00; mul.rn.f16x2 $0, t, two14;
-shl.b32 t, w0, 5;  and.b32 t, t, 0x0E000E00; mul.rn.f16x2 $1, t, two14;
-shl.b32 t, w0, 1;  and.b32 t, t, 0x0E000E00; mul.rn.f16x2 $2, t, two14;
-shr.b32 t, w0, 3;  and.b32 t, t, 0x0E000E00; mul.rn.f16x2 $3, t, two14;
-shl.b32 t, w1, 9;  and.b32 t, t, 0x0E000E00; mul.rn.f16x2 $4, t, two14;
-shl.b32 t, w1, 5;  and.b32 t, t, 0x0E000E00; mul.rn.f16x2 $5, t, two14;
-shl.b32 t, w1, 1;  and.b32 t, t, 0x0E000E00; mul.rn.f16x2 $6, t, two14;
-shr.b32 t, w1, 3;  and.b32 t, t, 0x0E000E00; mul.rn.f16x2 $7, t, two14;
-}
-""")
 
-# One group: 2^-14 * sum of the 16 signed products of a's word ($1) and v's word ($2),
-# given v's magnitudes ($3..$10). The sign of each product (sign of a XOR sign of v)
-# goes onto a's fp16 before the multiply; the magnitude shift of a pair p is 9 - 4p and
-# its sign shift three more.
-_GROUP_DOT = tl.constexpr("""
-{
-.reg .b32 a<2>, v<2>, s, t, u, acc;
-.reg .f16 h<2>;
-.reg .f32 f<2>;
-mov.b64 {a0, a1}, $1;
-mov.b64 {v0, v1}, $2;
-xor.b32 s, a0, v0;
-shl.b32 t, a0, 9;  and.b32 t, t, 0x0E000E00; shl.b32 u, s, 12; and.b32 u, u, 0x80008000; or.b32 t, t, u;
-mul.rn.f16x2 acc, t, $3;
-shl.b32 t, a0, 5;  and.b32 t, t, 0x0E000E00; shl.b32 u, s, 8;  and.b32 u, u, 0x80008000; or.b32 t, t, u;
-fma.rn.f16x2 acc, t, $4, acc;
-shl.b32 t, a0, 1;  and.b32 t, t, 0x0E000E00; shl.b32 u, s, 4;  and.b32 u, u, 0x80008000; or.b32 t, t, u;
-fma.rn.f16x2 acc, t, $5, acc;
-shr.b32 t, a0, 3;  and.b32 t, t, 0x0E000E00; and.b32 u, s, 0x80008000; or.b32 t, t, u;
-fma.rn.f16x2 acc, t, $6, acc;
-xor.b32 s, a1, v1;
-shl.b32 t, a1, 9;  and.b32 t, t, 0x0E000E00; shl.b32 u, s, 12; and.b32 u, u, 0x80008000; or.b32 t, t, u;
-fma.rn.f16x2 acc, t, $7, acc;
-shl.b32 t, a1, 5;  and.b32 t, t, 0x0E000E00; shl.b32 u, s, 8;  and.b32 u, u, 0x80008000; or.b32 t, t, u;
-fma.rn.f16x2 acc, t, $8, acc;
-shl.b32 t, a1, 1;  and.b32 t, t, 0x0E000E00; shl.b32 u, s, 4;  and.b32 u, u, 0x80008000; or.b32 t, t, u;
-fma.rn.f16x2 acc, t, $9, acc;
-shr.b32 t, a1, 3;  and.b32 t, t, 0x0E000E00; and.b32 u, s, 0x80008000; or.b32 t, t, u;
-fma.rn.f16x2 acc, t, $10, acc;
-mov.b32 {h0, h1}, acc;
-cvt.f32.f16 f0, h0;
-cvt.f32.f16 f1, h1;
-add.f32 $0, f0, f1;
-}
-""")
+def _decode_word(word, out, tmp):
+  """PTX that turns the 8 codes of the 32-bit register `word` into four fp16x2
+  registers out[0..3] holding code * 2^-14. Register pairs are (0, 4), (1, 5), (2, 6),
+  (3, 7) by nibble; any pairing works because a and v go through the same decode.
+  Building wa (even nibbles) and wb (odd nibbles) first puts each sign 6 bits above its
+  magnitude, so one shift and one mask then give a whole fp16 pair."""
+  b, y, wa, wb = tmp
+  return f"""
+shr.b32 {b}, {word}, 4;
+shl.b32 {y}, {word}, 3;
+and.b32 {wa}, {word}, 0x07070707; and.b32 {y}, {y}, 0xF8F8F8F8; or.b32 {wa}, {wa}, {y};
+shr.b32 {y}, {word}, 1;
+and.b32 {wb}, {b}, 0x07070707; and.b32 {y}, {y}, 0xF8F8F8F8; or.b32 {wb}, {wb}, {y};
+shl.b32 {out[0]}, {wa}, 9; and.b32 {out[0]}, {out[0]}, 0x8E008E00;
+shl.b32 {out[1]}, {wb}, 9; and.b32 {out[1]}, {out[1]}, 0x8E008E00;
+shl.b32 {out[2]}, {wa}, 1; and.b32 {out[2]}, {out[2]}, 0x8E008E00;
+shl.b32 {out[3]}, {wb}, 1; and.b32 {out[3]}, {out[3]}, 0x8E008E00;
+"""
+
+
+_TMP = ("b", "y", "wa", "wb")
+
+# v: one 64-bit word ($8) -> eight fp16x2 registers ($0..$7) with the exact values.
+_DECODE_V = tl.constexpr("{\n.reg .b32 w<2>, b, y, wa, wb, two14;\nmov.b64 {w0, w1}, $8;\n" +
+                         _decode_word("w0", ("$0", "$1", "$2", "$3"), _TMP) +
+                         _decode_word("w1", ("$4", "$5", "$6", "$7"), _TMP) +
+                         "mov.b32 two14, 0x74007400;\n" +
+                         "".join(f"mul.rn.f16x2 ${i}, ${i}, two14;\n" for i in range(8)) + "}")
+
+# One group: $0 = 2^-14 * sum of the 16 products of a's word ($1) and v ($2..$9).
+_GROUP_DOT = tl.constexpr("{\n.reg .b32 w<2>, h<8>, b, y, wa, wb, acc;\n.reg .f16 lo, hi;\n"
+                          ".reg .f32 flo, fhi;\nmov.b64 {w0, w1}, $1;\n" +
+                          _decode_word("w0", ("h0", "h1", "h2", "h3"), _TMP) +
+                          _decode_word("w1", ("h4", "h5", "h6", "h7"), _TMP) +
+                          "mul.rn.f16x2 acc, h0, $2;\n" +
+                          "".join(f"fma.rn.f16x2 acc, h{i}, ${i + 2}, acc;\n" for i in range(1, 8)) +
+                          "mov.b32 {lo, hi}, acc;\ncvt.f32.f16 flo, lo;\ncvt.f32.f16 fhi, hi;\n"
+                          "add.f32 $0, flo, fhi;\n}")
 
 
 @triton.jit
@@ -92,33 +82,31 @@ def _load_tile(a_rows, sfa_rows, v_base, sfv_base, g, ks, MASKED: tl.constexpr, 
 
 @triton.jit
 def _tile_dot(acc, a, sa, v, sv):
-  m0, m1, m2, m3, m4, m5, m6, m7 = tl.inline_asm_elementwise(
+  h0, h1, h2, h3, h4, h5, h6, h7 = tl.inline_asm_elementwise(
       _DECODE_V, "=r,=r,=r,=r,=r,=r,=r,=r,l", [v], dtype=(tl.int32, ) * 8, is_pure=True, pack=1)
   group = tl.inline_asm_elementwise(
-      _GROUP_DOT, "=f,l,l,r,r,r,r,r,r,r,r", [a, v[None, :], m0[None, :], m1[None, :], m2[None, :],
-                                             m3[None, :], m4[None, :], m5[None, :], m6[None, :],
-                                             m7[None, :]],
-      dtype=tl.float32, is_pure=True, pack=1)
-  # 2^14 undoes the scaling of a's fp16 codes; e4m3 products are exact in fp32.
+      _GROUP_DOT, "=f,l,r,r,r,r,r,r,r,r",
+      [a, h0[None, :], h1[None, :], h2[None, :], h3[None, :], h4[None, :], h5[None, :], h6[None, :],
+       h7[None, :]], dtype=tl.float32, is_pure=True, pack=1)
+  # 2^14 undoes the scaling of a's fp16 codes; a product of two e4m3 values is exact in fp32.
   scale = _e4m3_to_f32(sa) * (_e4m3_to_f32(sv) * 16384.0)[None, :]
   return acc + group * scale
 
 
 @triton.jit
 def nvfp4_gemv(a, sfa, v, sfv, c, m, ks, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr):
-  """a and v as int64 words (16 codes each); sfa, sfv e4m3 bytes; c fp16 [l][m]; ks = k/16.
-  Grid (m / BLOCK_M, l). m % BLOCK_M == 0 is the launcher's job."""
+  """a [l][m][ks] and v [l][ks] int64 words; sfa [l][m][ks], sfv [l][ks] e4m3 bytes;
+  c [l][m] fp16. Grid (m / BLOCK_M, l); the launcher guarantees m % BLOCK_M == 0."""
   GROUPS: tl.constexpr = BLOCK_K // 16
-  row0 = tl.program_id(0) * BLOCK_M
   batch = tl.program_id(1).to(tl.int64)
-  rows = row0 + tl.arange(0, BLOCK_M)
+  rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
   a_rows = a + batch * m * ks + rows[:, None] * ks
   sfa_rows = sfa + batch * m * ks + rows[:, None] * ks
   v_base = v + batch * ks
   sfv_base = sfv + batch * ks
   acc = tl.zeros((BLOCK_M, GROUPS), dtype=tl.float32)
   full = ks - ks % GROUPS
-  # Registers double-buffer the stream: the next tile is loading while this one is reduced.
+  # Registers double-buffer the stream: the next tile loads while this one is reduced.
   if full > 0:
     a_t, sa_t, v_t, sv_t = _load_tile(a_rows, sfa_rows, v_base, sfv_base, 0, ks, False, GROUPS)
     for g in range(GROUPS, full, GROUPS):

@@ -1,0 +1,203 @@
+/* Device helpers shared by the row-wise kernels (reduce_sum, softmax_online):
+ * element conversions, vectors of elements held in one register-sized word,
+ * reductions across the threads that share a row, and the launch-shape rule
+ * that picks between a 16-byte vector path and an element path.
+ *
+ * A row is viewed as `nvec` words of type V: V is cute::uint128_t (16 bytes,
+ * one LDG.E.128 / STG.E.128) when every row starts on a 16-byte boundary, or
+ * the element type itself otherwise, so no word ever straddles two rows. */
+#ifndef KHOST_CUTE_ROW_MATH_CUH
+#define KHOST_CUTE_ROW_MATH_CUH
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cute/tensor.hpp>
+
+#include "cute.h"
+
+namespace khost__cute {
+
+constexpr int WARP = 32;
+constexpr float LOG2E = 1.4426950408889634f;
+
+template <class T> __device__ __forceinline__ float to_float(T x);
+template <> __device__ __forceinline__ float to_float<__half>(__half x) { return __half2float(x); }
+template <> __device__ __forceinline__ float to_float<__nv_bfloat16>(__nv_bfloat16 x)
+{
+  return __bfloat162float(x);
+}
+template <> __device__ __forceinline__ float to_float<float>(float x) { return x; }
+
+/* Rounds to the element type, nearest even (the output rule of every row op). */
+template <class T> __device__ __forceinline__ T from_float(float x);
+template <> __device__ __forceinline__ __half from_float<__half>(float x) { return __float2half_rn(x); }
+template <> __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float x)
+{
+  return __float2bfloat16_rn(x);
+}
+template <> __device__ __forceinline__ float from_float<float>(float x) { return x; }
+
+/* Elements of T in one word V. */
+template <class T, class V> constexpr int lanes_of = int(sizeof(V) / sizeof(T));
+
+/* The VEC elements of word w, widened to float. */
+template <class T, class V>
+__device__ __forceinline__ void unpack(const V &w, float (&x)[lanes_of<T, V>])
+{
+  T e[lanes_of<T, V>];
+  memcpy(e, &w, sizeof(V));
+#pragma unroll
+  for (int i = 0; i < lanes_of<T, V>; i++) x[i] = to_float(e[i]);
+}
+
+/* The word holding x rounded to T. */
+template <class T, class V>
+__device__ __forceinline__ V pack(const float (&x)[lanes_of<T, V>])
+{
+  T e[lanes_of<T, V>];
+#pragma unroll
+  for (int i = 0; i < lanes_of<T, V>; i++) e[i] = from_float<T>(x[i]);
+  V w;
+  memcpy(&w, e, sizeof(V));
+  return w;
+}
+
+/* Running statistics of softmax over some elements: their max and the sum of
+ * exp(x - max). The identity is {-inf, 0}. */
+struct softmax_stat {
+  float max;
+  float sum;
+};
+
+/* exp(x - max) as exp2 with a log2(e) prescale: ex2 is one MUFU op with about
+ * 2 ulp error; the relative error added by rounding (x - max) * log2(e) is
+ * about |x - max| * 2^-24, below 1e-6 for the |x - max| < 16 that carry weight. */
+__device__ __forceinline__ float exp_shifted(float x, float max)
+{
+  return exp2f((x - max) * LOG2E);
+}
+
+/* Merges two partial statistics: the online-softmax rescale. A side whose max
+ * is the merged max keeps its sum unscaled, which also keeps {-inf, 0} an
+ * identity (-inf - -inf would be NaN). Commutative bit for bit, so butterfly
+ * reductions leave every thread with the same value. */
+__device__ __forceinline__ softmax_stat merge(softmax_stat a, softmax_stat b)
+{
+  float max = fmaxf(a.max, b.max);
+  float sa = a.max == max ? a.sum : a.sum * exp_shifted(a.max, max);
+  float sb = b.max == max ? b.sum : b.sum * exp_shifted(b.max, max);
+  return {max, sa + sb};
+}
+
+__device__ __forceinline__ float shuffle_xor(float v, int lane_mask)
+{
+  return __shfl_xor_sync(0xffffffffu, v, lane_mask);
+}
+
+__device__ __forceinline__ softmax_stat shuffle_xor(softmax_stat v, int lane_mask)
+{
+  return {shuffle_xor(v.max, lane_mask), shuffle_xor(v.sum, lane_mask)};
+}
+
+/* Combines `value` over the TPR consecutive threads that share a row (TPR a
+ * power of two; rows never share a warp when TPR > 32). Every thread of the
+ * group returns the same bits. When TPR > 32 the whole block must call it
+ * (it synchronises) and `scratch` holds one Value per warp of the block. */
+template <int TPR, class Value, class Op>
+__device__ __forceinline__ Value group_reduce(Value value, Op op, Value *scratch)
+{
+  constexpr int WIDTH = TPR < WARP ? TPR : WARP;
+#pragma unroll
+  for (int offset = WIDTH / 2; offset > 0; offset /= 2) value = op(value, shuffle_xor(value, offset));
+  if constexpr (TPR > WARP) {
+    constexpr int WARPS = TPR / WARP;
+    int warp = int(threadIdx.x) / WARP;
+    __syncthreads(); /* an earlier call's readers are done with scratch */
+    if (threadIdx.x % WARP == 0) scratch[warp] = value;
+    __syncthreads();
+    int first = warp / WARPS * WARPS;
+    value = scratch[first];
+#pragma unroll
+    for (int w = 1; w < WARPS; w++) value = op(value, scratch[first + w]);
+  }
+  return value;
+}
+
+/* Statistics of the valid words of a register fragment (the online update at
+ * the granularity of one thread's words: one max, then one sum against it). */
+template <class T, class V, int NV>
+__device__ __forceinline__ softmax_stat fragment_stat(const V (&words)[NV], const bool (&valid)[NV])
+{
+  constexpr int VEC = lanes_of<T, V>;
+  float max = -INFINITY;
+#pragma unroll
+  for (int j = 0; j < NV; j++) {
+    float x[VEC];
+    unpack<T>(words[j], x);
+#pragma unroll
+    for (int i = 0; i < VEC; i++) max = valid[j] ? fmaxf(max, x[i]) : max;
+  }
+  /* Elements of -inf (or no elements) contribute 0, not exp(-inf - -inf). */
+  float base = max == -INFINITY ? 0.0f : max;
+  float sum = 0.0f;
+#pragma unroll
+  for (int j = 0; j < NV; j++) {
+    float x[VEC];
+    unpack<T>(words[j], x);
+#pragma unroll
+    for (int i = 0; i < VEC; i++) sum += valid[j] ? exp_shifted(x[i], base) : 0.0f;
+  }
+  return {max, sum};
+}
+
+/* The launch shape a row kernel was instantiated for: TPR threads per row,
+ * NV words per thread and step, ROWS rows per block of THREADS threads. */
+template <int TPR_, int NV_>
+struct row_shape {
+  static constexpr int TPR = TPR_;
+  static constexpr int NV = NV_;
+  static constexpr int ROWS = TPR >= 256 ? 1 : 256 / TPR;
+  static constexpr int THREADS = ROWS * TPR;
+};
+
+/* The row tile of block `block` as (ROWS, TPR * NV, steps) words, its matching
+ * coordinates, and this thread's slice of both, (1, NV, steps): thread t of a
+ * row owns words t, t + TPR, t + 2 TPR, ... so each warp-wide access is one
+ * contiguous span of the row. */
+template <class RS, class Tensor>
+__device__ __forceinline__ auto thread_words(Tensor &&rows, int block)
+{
+  using namespace cute;
+  auto tiler = Shape<Int<RS::ROWS>, Int<RS::TPR * RS::NV>>{};
+  auto threads = Layout<Shape<Int<RS::ROWS>, Int<RS::TPR>>, Stride<Int<RS::TPR>, _1>>{};
+  return local_partition(local_tile(rows, tiler, make_coord(block, _)), threads, int(threadIdx.x));
+}
+
+/* True when a row of n elements of `element_bytes` can be read as 16-byte words:
+ * every row and both buffers start on a 16-byte boundary. */
+inline bool rows_vectorizable(const khost__cute_rows &rows)
+{
+  const void *buffers[2] = {rows.in, rows.out};
+  return (rows.n * rows.element_bytes) % 16 == 0 && khost__cute_aligned(buffers, 2, 16);
+}
+
+template <class T> struct type_tag {
+  using type = T;
+};
+
+/* Returns launch(type_tag<T>{}) with T the CUDA type of rows.type. */
+template <class Launch>
+int with_element_type(const khost__cute_rows &rows, Launch &&launch)
+{
+  switch (rows.type) {
+  case KHOST__CUTE_FP16: return launch(type_tag<__half>{});
+  case KHOST__CUTE_BF16: return launch(type_tag<__nv_bfloat16>{});
+  case KHOST__CUTE_FP32: return launch(type_tag<float>{});
+  }
+  return KHOST_STATUS_INTERNAL;
+}
+
+} // namespace khost__cute
+
+#endif
