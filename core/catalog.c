@@ -241,15 +241,17 @@ static int check_int_param(const khost__case *c, const khost__param_spec *p, int
 {
   const char *fmt = NULL;
   int64_t bound = 0;
-  if (v < p->min) {
+  /* The multiple first: for m = 100 the rule to state is "a multiple of 128";
+   * a multiple that is too small (m = 0) then hears "at least 128". */
+  if (p->multiple_of > 1 && v % p->multiple_of != 0) {
+    fmt = "a multiple of";
+    bound = p->multiple_of;
+  } else if (v < p->min) {
     fmt = "at least";
     bound = p->min;
   } else if (v > p->max) {
     fmt = "at most";
     bound = p->max;
-  } else if (p->multiple_of > 1 && v % p->multiple_of != 0) {
-    fmt = "a multiple of";
-    bound = p->multiple_of;
   }
   if (!fmt) return 0;
   return khost__errorf(err, KHOST__E_CONFIG, "case %s: %s needs %s to be %s %" PRId64 ", got %" PRId64,

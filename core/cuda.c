@@ -326,8 +326,8 @@ static int is_capture_error(cudaError_t e)
   return e >= cudaErrorStreamCaptureUnsupported && e <= cudaErrorStreamCaptureWrongThread;
 }
 
-/* ended: what cudaStreamEndCapture said; during: the first capture error a call
- * met, which says what the kernel did wrong. */
+/* ended: what cudaStreamEndCapture said; during: the capture error the calls
+ * left as the runtime's last error, which says what the kernel did wrong. */
 static int not_capturable(cudaError_t ended, cudaError_t during, khost__err *err)
 {
   cudaError_t cause = during != cudaSuccess ? during : ended;
@@ -351,6 +351,26 @@ static int instantiate(cudaGraph_t g, int calls, khost__cuda_graph **graph, khos
   return KHOST__OK;
 }
 
+/* Runs the calls inside a capture of the stream; *g gets what was captured,
+ * or the status says why the calls cannot be captured. */
+static int capture_calls(khost__cuda_call_fn call, void *arg, int calls, cudaGraph_t *g, int *kernel_status,
+                         khost__err *err)
+{
+  /* An error that earlier work left behind is reported as such, not blamed on
+   * the calls: after this, the last error is theirs. */
+  int rc = CUDA_CALL(err, cudaGetLastError());
+  if (rc != KHOST__OK) return rc;
+  rc = CUDA_CALL(err, cudaStreamBeginCapture(state.stream, cudaStreamCaptureModeThreadLocal));
+  if (rc != KHOST__OK) return rc;
+  for (int j = 0; j < calls && *kernel_status == KHOST_STATUS_OK; j++) *kernel_status = call(arg, j);
+  cudaError_t during = cudaPeekAtLastError();
+  cudaError_t ended = cudaStreamEndCapture(state.stream, g);
+  if (ended == cudaSuccess && !is_capture_error(during)) return KHOST__OK;
+  /* Capture errors are not sticky; leave none behind for khost__cuda_sync. */
+  cudaGetLastError();
+  return not_capturable(ended, is_capture_error(during) ? during : cudaSuccess, err);
+}
+
 int khost__cuda_graph_capture(khost__cuda_call_fn call, void *arg, int calls, khost__cuda_graph **graph,
                               size_t *nodes, int *kernel_status, khost__err *err)
 {
@@ -358,21 +378,10 @@ int khost__cuda_graph_capture(khost__cuda_call_fn call, void *arg, int calls, kh
   *graph = NULL;
   *nodes = 0;
   *kernel_status = KHOST_STATUS_OK;
-  /* Cleared so that an error seen after the calls is theirs. */
-  cudaGetLastError();
-  int rc = CUDA_CALL(err, cudaStreamBeginCapture(state.stream, cudaStreamCaptureModeThreadLocal));
-  if (rc != KHOST__OK) return rc;
-  for (int j = 0; j < calls && *kernel_status == KHOST_STATUS_OK; j++) *kernel_status = call(arg, j);
-  cudaError_t during = cudaPeekAtLastError();
-  cudaError_t ended = cudaStreamEndCapture(state.stream, &g);
-  if (ended != cudaSuccess || is_capture_error(during)) {
-    /* Capture errors are not sticky; leave none behind for khost__cuda_sync. */
-    cudaGetLastError();
-    rc = not_capturable(ended, is_capture_error(during) ? during : cudaSuccess, err);
-  } else if (*kernel_status == KHOST_STATUS_OK) {
+  int rc = capture_calls(call, arg, calls, &g, kernel_status, err);
+  if (rc == KHOST__OK && *kernel_status == KHOST_STATUS_OK)
     rc = CUDA_CALL(err, cudaGraphGetNodes(g, NULL, nodes));
-    if (rc == KHOST__OK && *nodes > 0) rc = instantiate(g, calls, graph, err);
-  }
+  if (rc == KHOST__OK && *nodes > 0) rc = instantiate(g, calls, graph, err);
   if (g) cudaGraphDestroy(g);
   return rc;
 }

@@ -3,7 +3,6 @@
  * exact message), defaults, tensor shapes and counts, and the input generators
  * (determinism, coverage of the fp4/fp8 codes, the swizzled scale layout). */
 #include <criterion/criterion.h>
-#include <criterion/parameterized.h>
 
 #include <math.h>
 #include <stdint.h>
@@ -137,17 +136,15 @@ static text_row bad_texts[] = {
   {"nvfp4_gemv", "dtype", "fp16", "case perf_x: op nvfp4_gemv has no parameter 'dtype' (parameters: m, k, l)"},
 };
 
-ParameterizedTestParameters(case_set_param, refuses_bad_text)
+Test(case_set_param, refuses_bad_text)
 {
-  return cr_make_param_array(text_row, bad_texts, sizeof bad_texts / sizeof bad_texts[0]);
-}
-
-ParameterizedTest(text_row *row, case_set_param, refuses_bad_text)
-{
-  khost__case c = make_case(row->op, NULL);
-  khost__err err = {{0}};
-  cr_expect_eq(khost__case_set_param(&c, row->key, row->text, &err), KHOST__E_CONFIG);
-  cr_expect_str_eq(err.msg, row->message);
+  for (size_t i = 0; i < sizeof bad_texts / sizeof bad_texts[0]; i++) {
+    const text_row *row = &bad_texts[i];
+    khost__case c = make_case(row->op, NULL);
+    khost__err err = {{0}};
+    cr_expect_eq(khost__case_set_param(&c, row->key, row->text, &err), KHOST__E_CONFIG, "%s", row->message);
+    cr_expect_str_eq(err.msg, row->message);
+  }
 }
 
 Test(case_set_param, stores_integers_and_dtypes)
@@ -159,6 +156,8 @@ Test(case_set_param, stores_integers_and_dtypes)
 }
 
 /* ---- validation: every rule broken once ---- */
+/* Tables are looped over inside one test: Criterion re-executes the test binary
+ * for each parameterized test, so pointers in parameters would dangle under PIE. */
 
 typedef struct rule_row {
   const char *op;
@@ -199,19 +198,17 @@ static rule_row broken_rules[] = {
                                            "34359738368 bytes, got 68719476736"},
 };
 
-ParameterizedTestParameters(case_validate, names_case_op_parameter_and_rule)
+Test(case_validate, names_case_op_parameter_and_rule)
 {
-  return cr_make_param_array(rule_row, broken_rules, sizeof broken_rules / sizeof broken_rules[0]);
-}
-
-ParameterizedTest(rule_row *row, case_validate, names_case_op_parameter_and_rule)
-{
-  const char *settings[5] = {0};
-  for (int i = 0; i < 4 && row->settings[i]; i++) settings[i] = row->settings[i];
-  khost__case c = make_case(row->op, settings);
-  khost__err err = {{0}};
-  cr_expect_eq(khost__case_validate(&c, &err), KHOST__E_CONFIG, "%s", row->message);
-  cr_expect_str_eq(err.msg, row->message);
+  for (size_t r = 0; r < sizeof broken_rules / sizeof broken_rules[0]; r++) {
+    const rule_row *row = &broken_rules[r];
+    const char *settings[5] = {0};
+    for (int i = 0; i < 4 && row->settings[i]; i++) settings[i] = row->settings[i];
+    khost__case c = make_case(row->op, settings);
+    khost__err err = {{0}};
+    cr_expect_eq(khost__case_validate(&c, &err), KHOST__E_CONFIG, "%s", row->message);
+    cr_expect_str_eq(err.msg, row->message);
+  }
 }
 
 Test(case_validate, accepts_the_largest_tensor_allowed)
@@ -330,12 +327,7 @@ static row_op_row row_ops[] = {
   {"softmax_online", 2, {6, 10}, {"row", "col"}, 5 * 60, 2 * 60 * 2},
 };
 
-ParameterizedTestParameters(row_ops, describe_tensors_and_counts)
-{
-  return cr_make_param_array(row_op_row, row_ops, sizeof row_ops / sizeof row_ops[0]);
-}
-
-ParameterizedTest(row_op_row *row, row_ops, describe_tensors_and_counts)
+static void expect_row_op(const row_op_row *row)
 {
   khost__case c = valid_case(row->op, SETTINGS("m=6", "n=10", "dtype=fp16"));
   khost__tensor_set s;
@@ -348,6 +340,11 @@ ParameterizedTest(row_op_row *row, row_ops, describe_tensors_and_counts)
   expect_tensor(&s.outputs[0], "out", KHOST__DT_FP16, row->out_ndim, row->out_shape, row->out_dims, out_elems * 2);
   cr_expect_eq(c.op->flops(&c), row->flops, "%s flops", row->op);
   cr_expect_eq(c.op->bytes(&c), row->bytes, "%s bytes", row->op);
+}
+
+Test(row_ops, describe_tensors_and_counts)
+{
+  for (size_t i = 0; i < sizeof row_ops / sizeof row_ops[0]; i++) expect_row_op(&row_ops[i]);
 }
 
 /* ---- tolerances ---- */
@@ -414,11 +411,6 @@ static gen_row gen_cases[] = {
   {"softmax_online", {"m=1", "n=1", "dtype=fp16"}},
 };
 
-ParameterizedTestParameters(generate, is_deterministic_seeded_and_never_all_zero)
-{
-  return cr_make_param_array(gen_row, gen_cases, sizeof gen_cases / sizeof gen_cases[0]);
-}
-
 static bool all_zero(const uint8_t *p, size_t n)
 {
   for (size_t i = 0; i < n; i++) {
@@ -427,7 +419,7 @@ static bool all_zero(const uint8_t *p, size_t n)
   return true;
 }
 
-ParameterizedTest(gen_row *row, generate, is_deterministic_seeded_and_never_all_zero)
+static void expect_seeded_generator(const gen_row *row)
 {
   const char *settings[5] = {0};
   for (int i = 0; i < 4 && row->settings[i]; i++) settings[i] = row->settings[i];
@@ -444,6 +436,11 @@ ParameterizedTest(gen_row *row, generate, is_deterministic_seeded_and_never_all_
     free(b);
     free(other);
   }
+}
+
+Test(generate, is_deterministic_seeded_and_never_all_zero)
+{
+  for (size_t i = 0; i < sizeof gen_cases / sizeof gen_cases[0]; i++) expect_seeded_generator(&gen_cases[i]);
 }
 
 Test(generate, a_larger_case_extends_a_smaller_one)

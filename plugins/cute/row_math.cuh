@@ -174,12 +174,12 @@ __device__ __forceinline__ auto thread_words(Tensor &&rows, int block)
   return local_partition(local_tile(rows, tiler, make_coord(block, _)), threads, int(threadIdx.x));
 }
 
-/* True when a row of n elements of `element_bytes` can be read as 16-byte words:
- * every row and both buffers start on a 16-byte boundary. */
-inline bool rows_vectorizable(const khost__cute_rows &rows)
+/* True when rows of n elements can be read (and, with output_rows, written) as
+ * 16-byte words: every row and the buffers start on a 16-byte boundary. */
+inline bool rows_vectorizable(const khost__cute_rows &rows, bool output_rows)
 {
   const void *buffers[2] = {rows.in, rows.out};
-  return (rows.n * rows.element_bytes) % 16 == 0 && khost__cute_aligned(buffers, 2, 16);
+  return (rows.n * rows.element_bytes) % 16 == 0 && khost__cute_aligned(buffers, output_rows ? 2 : 1, 16);
 }
 
 template <class T> struct type_tag {

@@ -25,12 +25,14 @@ def _decode_word(word, out, tmp):
   Building wa (even nibbles) and wb (odd nibbles) first puts each sign 6 bits above its
   magnitude, so one shift and one mask then give a whole fp16 pair."""
   b, y, wa, wb = tmp
+  # lop3 0xE4 is (a & c) | (b & ~c): the low three bits of each byte from the first
+  # operand, the rest from the second.
   return f"""
 shr.b32 {b}, {word}, 4;
 shl.b32 {y}, {word}, 3;
-and.b32 {wa}, {word}, 0x07070707; and.b32 {y}, {y}, 0xF8F8F8F8; or.b32 {wa}, {wa}, {y};
+lop3.b32 {wa}, {word}, {y}, 0x07070707, 0xE4;
 shr.b32 {y}, {word}, 1;
-and.b32 {wb}, {b}, 0x07070707; and.b32 {y}, {y}, 0xF8F8F8F8; or.b32 {wb}, {wb}, {y};
+lop3.b32 {wb}, {b}, {y}, 0x07070707, 0xE4;
 shl.b32 {out[0]}, {wa}, 9; and.b32 {out[0]}, {out[0]}, 0x8E008E00;
 shl.b32 {out[1]}, {wb}, 9; and.b32 {out[1]}, {out[1]}, 0x8E008E00;
 shl.b32 {out[2]}, {wa}, 1; and.b32 {out[2]}, {out[2]}, 0x8E008E00;

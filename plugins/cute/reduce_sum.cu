@@ -1,0 +1,97 @@
+/* reduce_sum: out[i] = sum_j in[i][j], accumulated in fp32, rounded once to the
+ * input dtype (nearest even). One pass over the input.
+ *
+ * Mapping (docs/CUTE.md): TPR threads share a row and walk it in steps of
+ * TPR * NV words; every thread issues its NV 16-byte loads of a step before it
+ * adds anything, so NV * 16 bytes per thread are in flight. Rows are split
+ * among 8 threads (short rows), a warp, or a whole block (long rows when there
+ * are too few rows to fill the GPU with warps). */
+#include "row_math.cuh"
+
+namespace {
+
+using namespace khost__cute;
+
+constexpr int WORDS_IN_FLIGHT = 4; /* per thread and step: 64 bytes on the vector path */
+
+template <class T, class V, class RS>
+__global__ void __launch_bounds__(RS::THREADS) reduce_rows(const V *in, T *out, int m, int nvec)
+{
+  using namespace cute;
+  constexpr int VEC = lanes_of<T, V>;
+  __shared__ float scratch[RS::THREADS / WARP];
+  auto words = make_layout(make_shape(m, nvec), make_stride(int64_t(nvec), Int<1>{}));
+  Tensor tIn = thread_words<RS>(make_tensor(make_gmem_ptr(in), words), blockIdx.x);  /* (1, NV, steps) */
+  Tensor tPos = thread_words<RS>(make_identity_tensor(shape(words)), blockIdx.x); /* (row, word) of each */
+
+  float acc[RS::NV] = {};
+  for (int step = 0; step < size<2>(tIn); step++) {
+    V w[RS::NV];
+#pragma unroll
+    for (int j = 0; j < RS::NV; j++)
+      if (elem_less(tPos(0, j, step), shape(words))) w[j] = tIn(0, j, step);
+#pragma unroll
+    for (int j = 0; j < RS::NV; j++) {
+      float x[VEC];
+      unpack<T>(w[j], x);
+#pragma unroll
+      for (int i = 0; i < VEC; i++) acc[j] += x[i];
+    }
+  }
+  float sum = 0.0f;
+#pragma unroll
+  for (int j = 0; j < RS::NV; j++) sum += acc[j];
+  sum = group_reduce<RS::TPR>(sum, [](float a, float b) { return a + b; }, scratch);
+
+  Tensor gOut = make_tensor(make_gmem_ptr(out), make_layout(m));
+  int row = get<0>(tPos(0, 0, 0));
+  if (threadIdx.x % RS::TPR == 0 && row < m) gOut(row) = from_float<T>(sum);
+}
+
+template <class T, class V, class RS>
+int launch(const khost_input *in, const khost__cute_rows &rows)
+{
+  int nvec = int(rows.n / lanes_of<T, V>);
+  int blocks = int((rows.m + RS::ROWS - 1) / RS::ROWS);
+  reduce_rows<T, V, RS><<<blocks, RS::THREADS, 0, (cudaStream_t)in->stream>>>(
+      static_cast<const V *>(rows.in), static_cast<T *>(rows.out), int(rows.m), nvec);
+  KHOST__CUTE_CHECK(in, cudaGetLastError());
+  return KHOST_STATUS_OK;
+}
+
+/* Warps per row unless rows are long and too few to give the GPU about 64K warps'
+ * worth of rows (132 SMs x 64 warps = 8448 warps); 8 threads when a row is at
+ * most one step of 32 words. */
+template <class T, class V>
+int launch_for_shape(const khost_input *in, const khost__cute_rows &rows)
+{
+  int64_t nvec = rows.n / lanes_of<T, V>;
+  if (nvec <= 8 * WORDS_IN_FLIGHT) return launch<T, V, row_shape<8, WORDS_IN_FLIGHT>>(in, rows);
+  if (nvec <= 512 || rows.m >= 8192) return launch<T, V, row_shape<32, WORDS_IN_FLIGHT>>(in, rows);
+  return launch<T, V, row_shape<256, WORDS_IN_FLIGHT>>(in, rows);
+}
+
+int supports(const khost_input *in)
+{
+  khost__cute_rows rows;
+  return khost__cute_rows_open(in, KHOST__CUTE_OUT_REDUCED, &rows);
+}
+
+int run(const khost_input *in)
+{
+  khost__cute_rows rows;
+  int status = khost__cute_rows_open(in, KHOST__CUTE_OUT_REDUCED, &rows);
+  if (status != KHOST_STATUS_OK) return status;
+  /* The output is one element per row, so only the input decides the word. */
+  bool vectorizable = rows_vectorizable(rows, false);
+  return with_element_type(rows, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return vectorizable ? launch_for_shape<T, cute::uint128_t>(in, rows) : launch_for_shape<T, T>(in, rows);
+  });
+}
+
+} // namespace
+
+const khost_kernel khost__cute_reduce_sum = {
+  sizeof(khost_kernel), "reduce_sum", KHOST_DEVICE_CUDA, run, supports, nullptr,
+};

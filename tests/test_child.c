@@ -1,0 +1,94 @@
+/* Child processes: messages, and how a child's end is described. */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "child.h"
+
+static int say_two_things(int fd, void *arg)
+{
+  khost__child_send(fd, 7, "hello", 6);
+  khost__child_send(fd, 8, arg, sizeof(int));
+  return 5;
+}
+
+static int die_by_signal(int fd, void *arg)
+{
+  khost__child_send(fd, 1, NULL, 0);
+  raise(*(int *)arg);
+  return 0;
+}
+
+static int sleep_forever(int fd, void *arg)
+{
+  for (;;) pause();
+  return 0;
+}
+
+Test(child, messages_arrive_in_order_and_the_exit_status_is_kept)
+{
+  khost__child c;
+  khost__err err;
+  int value = 1234;
+  cr_assert_eq(khost__child_start(&c, say_two_things, &value, &err), KHOST__OK);
+  char buf[64];
+  uint32_t type, size;
+  cr_assert_eq(khost__child_recv(&c, &type, buf, sizeof buf, &size, 5), 1);
+  cr_expect_eq(type, 7);
+  cr_expect_str_eq(buf, "hello");
+  cr_assert_eq(khost__child_recv(&c, &type, buf, sizeof buf, &size, 5), 1);
+  cr_expect_eq(type, 8);
+  cr_expect_eq(*(int *)buf, 1234);
+  cr_expect_eq(khost__child_recv(&c, &type, buf, sizeof buf, &size, 5), 0, "EOF after the child exits");
+  khost__child_end end;
+  khost__child_finish(&c, 0, &end);
+  cr_expect(end.exited);
+  cr_expect_eq(end.exit_code, 5);
+  cr_expect_str_eq(end.how, "exited with status 5");
+}
+
+Test(child, a_signal_is_described_by_name)
+{
+  khost__child c;
+  khost__err err;
+  int sig = SIGSEGV;
+  cr_assert_eq(khost__child_start(&c, die_by_signal, &sig, &err), KHOST__OK);
+  char buf[8];
+  uint32_t type, size;
+  cr_expect_eq(khost__child_recv(&c, &type, buf, sizeof buf, &size, 5), 1);
+  cr_expect_eq(khost__child_recv(&c, &type, buf, sizeof buf, &size, 5), 0);
+  khost__child_end end;
+  khost__child_finish(&c, 0, &end);
+  cr_expect(end.signaled);
+  cr_expect_eq(end.signo, SIGSEGV);
+  cr_expect(strstr(end.how, "signal 11 (Segmentation fault)"), "%s", end.how);
+}
+
+Test(child, a_silent_child_times_out_and_is_killed)
+{
+  khost__child c;
+  khost__err err;
+  cr_assert_eq(khost__child_start(&c, sleep_forever, NULL, &err), KHOST__OK);
+  char buf[8];
+  uint32_t type, size;
+  cr_expect_eq(khost__child_recv(&c, &type, buf, sizeof buf, &size, 0.2), -1);
+  khost__child_end end;
+  khost__child_finish(&c, 1, &end);
+  cr_expect(end.timed_out);
+  cr_expect_eq(end.signo, SIGKILL);
+}
+
+Test(child, an_oversized_message_is_refused_as_end_of_stream)
+{
+  khost__child c;
+  khost__err err;
+  int value = 1;
+  cr_assert_eq(khost__child_start(&c, say_two_things, &value, &err), KHOST__OK);
+  char small[2];
+  uint32_t type, size;
+  cr_expect_eq(khost__child_recv(&c, &type, small, sizeof small, &size, 5), 0);
+  khost__child_end end;
+  khost__child_finish(&c, 1, &end);
+}

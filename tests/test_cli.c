@@ -1,0 +1,133 @@
+/* Command-line parsing: defaults, every flag, and every kind of bad value. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "cli.h"
+
+static int parse(khost__options *o, khost__err *err, int argc, const char **argv)
+{
+  return khost__cli_parse(argc, (char **)argv, o, err);
+}
+
+Test(cli, defaults)
+{
+  khost__options o;
+  khost__err err;
+  const char *argv[] = {"khost"};
+  cr_assert_eq(parse(&o, &err, 1, argv), KHOST__OK);
+  cr_expect_str_eq(o.suite, "smoke");
+  cr_expect_str_eq(o.reference, "reference");
+  cr_expect_null(o.backends);
+  cr_expect_geq(o.threads, 1);
+  cr_expect_float_eq(o.warmup_s, 0.025, 1e-12);
+  cr_expect_eq(o.min_samples, 10);
+  cr_expect_float_eq(o.max_noise_pct, 0.5, 1e-12);
+  cr_expect_float_eq(o.max_time_s, 1.0, 1e-12);
+  cr_expect_float_eq(o.timeout_s, 60.0, 1e-12);
+  cr_expect_eq(o.hot + o.graph_calls + o.no_isolate + o.strict + o.list, 0);
+}
+
+Test(cli, every_flag_is_applied)
+{
+  khost__options o;
+  khost__err err;
+  const char *argv[] = {"khost", "--suite", "performance", "--op", "reduce_sum", "--case", "a,b*", "--backends",
+                        "cute,triton_aot", "--baseline", "cute:cuda", "--reference", "ref2", "--plugin-dir", "/d1",
+                        "--plugin-dir", "/d2", "--plugin", "/p.so", "--list", "--strict", "--json", "r.json", "--csv",
+                        "r.csv", "--dump", "dumps", "--hot", "--graph", "20", "--no-isolate", "--device", "1",
+                        "--threads", "3", "--warmup", "0.5", "--min-samples", "7", "--max-noise", "2", "--max-time",
+                        "4", "--timeout", "9", "--help", "--version"};
+  int argc = (int)(sizeof argv / sizeof argv[0]);
+  cr_assert_eq(parse(&o, &err, argc, argv), KHOST__OK, "%s", err.msg);
+  cr_expect_str_eq(o.suite, "performance");
+  cr_expect_str_eq(o.ops, "reduce_sum");
+  cr_expect_str_eq(o.cases, "a,b*");
+  cr_expect_str_eq(o.backends, "cute,triton_aot");
+  cr_expect_str_eq(o.baseline, "cute:cuda");
+  cr_expect_str_eq(o.reference, "ref2");
+  cr_expect_eq(o.nplugin_dirs, 2);
+  cr_expect_str_eq(o.plugin_dirs[1], "/d2");
+  cr_expect_eq(o.nplugin_files, 1);
+  cr_expect_str_eq(o.plugin_files[0], "/p.so");
+  cr_expect(o.list && o.strict && o.hot && o.no_isolate && o.help && o.version);
+  cr_expect_str_eq(o.json, "r.json");
+  cr_expect_str_eq(o.csv, "r.csv");
+  cr_expect_str_eq(o.dump, "dumps");
+  cr_expect_eq(o.graph_calls, 20);
+  cr_expect_eq(o.device, 1);
+  cr_expect_eq(o.threads, 3);
+  cr_expect_float_eq(o.warmup_s, 0.5, 1e-12);
+  cr_expect_eq(o.min_samples, 7);
+  cr_expect_float_eq(o.max_noise_pct, 2, 1e-12);
+  cr_expect_float_eq(o.max_time_s, 4, 1e-12);
+  cr_expect_float_eq(o.timeout_s, 9, 1e-12);
+  cr_expect(strstr(o.command_line, "--graph 20"));
+}
+
+typedef struct bad_case {
+  const char *flag, *value, *message;
+} bad_case;
+
+Test(cli, bad_values_are_refused_with_the_rule)
+{
+  static const bad_case cases[] = {
+      {"--threads", "0", "--threads needs a whole number from 1 to 4096, got '0'"},
+      {"--threads", "2x", "--threads needs a whole number"},
+      {"--graph", "-1", "--graph needs a whole number from 0"},
+      {"--device", "", "--device needs a whole number"},
+      {"--max-time", "abc", "--max-time needs a number of at least 0, got 'abc'"},
+      {"--max-noise", "-1", "--max-noise needs a number of at least 0"},
+      {"--timeout", "0", "--timeout needs a number of at least 0.001"},
+      {"--warmup", "inf", "--warmup needs a number"},
+      {"--min-samples", "0", "--min-samples needs a whole number from 1"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    khost__options o;
+    khost__err err;
+    const char *argv[] = {"khost", cases[i].flag, cases[i].value};
+    cr_expect_eq(parse(&o, &err, 3, argv), KHOST__E_CONFIG, "%s %s", cases[i].flag, cases[i].value);
+    cr_expect(strstr(err.msg, cases[i].message), "'%s' lacks '%s'", err.msg, cases[i].message);
+  }
+}
+
+Test(cli, unknown_flags_missing_values_and_stray_arguments)
+{
+  khost__options o;
+  khost__err err;
+  const char *unknown[] = {"khost", "--frobnicate"};
+  cr_expect_eq(parse(&o, &err, 2, unknown), KHOST__E_CONFIG);
+  cr_expect(strstr(err.msg, "unknown option '--frobnicate'"), "%s", err.msg);
+  const char *missing[] = {"khost", "--suite"};
+  cr_expect_eq(parse(&o, &err, 2, missing), KHOST__E_CONFIG);
+  cr_expect(strstr(err.msg, "missing value for '--suite'"), "%s", err.msg);
+  const char *stray[] = {"khost", "smoke"};
+  cr_expect_eq(parse(&o, &err, 2, stray), KHOST__E_CONFIG);
+  cr_expect(strstr(err.msg, "unexpected argument 'smoke'"), "%s", err.msg);
+}
+
+Test(cli, too_many_plugin_dirs)
+{
+  const char *argv[2 * KHOST__MAX_PATHS + 3] = {"khost"};
+  int argc = 1;
+  for (int i = 0; i <= KHOST__MAX_PATHS; i++) argv[argc++] = "--plugin-dir", argv[argc++] = "/d";
+  khost__options o;
+  khost__err err;
+  cr_expect_eq(parse(&o, &err, argc, argv), KHOST__E_CONFIG);
+  cr_expect(strstr(err.msg, "more than 32 times"), "%s", err.msg);
+}
+
+Test(cli, usage_names_every_flag)
+{
+  char *text = NULL;
+  size_t size = 0;
+  FILE *out = open_memstream(&text, &size);
+  khost__cli_usage(out);
+  fclose(out);
+  static const char *const names[] = {"--suite", "--op", "--case", "--backends", "--baseline", "--reference",
+                                      "--plugin-dir", "--plugin", "--list", "--strict", "--json", "--csv", "--dump",
+                                      "--hot", "--graph", "--no-isolate", "--device", "--threads", "--warmup",
+                                      "--min-samples", "--max-noise", "--max-time", "--timeout", "--help",
+                                      "--version", "Exit status"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) cr_expect(strstr(text, names[i]), "%s", names[i]);
+  free(text);
+}

@@ -1,0 +1,147 @@
+/* The loader: every failure stage, recorded with its reason, and the good path. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "loader.h"
+
+static const char *fixture(const char *name)
+{
+  static char path[4096];
+  const char *dir = getenv("KHOST_FIXTURE_DIR");
+  cr_assert(dir && *dir, "KHOST_FIXTURE_DIR must name the built fixtures (tests/meson.build sets it)");
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  return path;
+}
+
+static void load(khost__registry *reg, const char *name)
+{
+  khost__err err;
+  cr_assert_eq(khost__registry_add_file(reg, fixture(name), &err), KHOST__OK, "%s", err.msg);
+}
+
+typedef struct stage_case {
+  const char *file;
+  khost__load_stage stage;
+  const char *reason; /* a fragment the reason must contain */
+} stage_case;
+
+static const stage_case stage_cases[] = {
+    {"not_elf.so", KHOST__STAGE_DLOPEN, "not_elf.so"},
+    {"missing_file.so", KHOST__STAGE_DLOPEN, "missing_file.so"},
+    {"no_entry.so", KHOST__STAGE_SYMBOL, "khost_plugin_entry"},
+    {"entry_null.so", KHOST__STAGE_ENTRY, "returned NULL"},
+    {"bad_magic.so", KHOST__STAGE_MAGIC, "bad magic"},
+    {"abi_major.so", KHOST__STAGE_ABI, "ABI major 2"},
+    {"struct_small.so", KHOST__STAGE_STRUCT_SIZE, "struct_size 16"},
+    {"kernel_small.so", KHOST__STAGE_STRUCT_SIZE, "kernel 1: struct_size 8"},
+    {"empty_name.so", KHOST__STAGE_DESCRIPTOR, "name ''"},
+    {"null_kernel.so", KHOST__STAGE_DESCRIPTOR, "NULL kernel function"},
+    {"duplicate_op.so", KHOST__STAGE_DESCRIPTOR, "duplicate op 'copy_transpose'"},
+};
+
+Test(loader, every_stage_is_recorded_with_its_reason)
+{
+  for (size_t i = 0; i < sizeof stage_cases / sizeof stage_cases[0]; i++) {
+    khost__registry reg = {0};
+    load(&reg, stage_cases[i].file);
+    cr_expect_eq(reg.nplugins, 0, "%s must not load", stage_cases[i].file);
+    cr_assert_eq(reg.nfailures, 1, "%s: one failure expected", stage_cases[i].file);
+    cr_expect_eq(reg.failures[0].stage, stage_cases[i].stage, "%s: stage %s, expected %s", stage_cases[i].file,
+                 khost__load_stage_name(reg.failures[0].stage), khost__load_stage_name(stage_cases[i].stage));
+    cr_expect(strstr(reg.failures[0].reason, stage_cases[i].reason), "%s: reason '%s' lacks '%s'",
+              stage_cases[i].file, reg.failures[0].reason, stage_cases[i].reason);
+    khost__registry_free(&reg);
+  }
+}
+
+Test(loader, a_good_plugin_loads_with_its_kernels)
+{
+  khost__registry reg = {0};
+  load(&reg, "good.so");
+  cr_assert_eq(reg.nplugins, 1);
+  cr_expect_eq(reg.nfailures, 0);
+  const khost__plugin *p = khost__registry_find(&reg, "fixture_good");
+  cr_assert(p);
+  cr_expect(khost__plugin_kernel(p, "copy_transpose", KHOST_DEVICE_CPU));
+  cr_expect_null(khost__plugin_kernel(p, "copy_transpose", KHOST_DEVICE_CUDA));
+  cr_expect_null(khost__plugin_kernel(p, "reduce_sum", KHOST_DEVICE_CPU));
+  cr_expect_null(khost__kernel_supports(p->desc->kernels[0]));
+  khost__registry_free(&reg);
+  cr_expect_eq(reg.nplugins, 0);
+}
+
+Test(loader, a_second_plugin_of_the_same_name_is_a_duplicate)
+{
+  khost__registry reg = {0};
+  load(&reg, "good.so");
+  load(&reg, "good_twin.so");
+  cr_assert_eq(reg.nplugins, 1);
+  cr_assert_eq(reg.nfailures, 1);
+  cr_expect_eq(reg.failures[0].stage, KHOST__STAGE_DUPLICATE);
+  cr_expect(strstr(reg.failures[0].reason, "already loaded from"));
+  khost__registry_free(&reg);
+}
+
+Test(loader, the_same_file_twice_loads_once_without_a_failure)
+{
+  khost__registry reg = {0};
+  load(&reg, "good.so");
+  load(&reg, "good.so");
+  cr_expect_eq(reg.nplugins, 1);
+  cr_expect_eq(reg.nfailures, 0);
+  khost__registry_free(&reg);
+}
+
+Test(loader, init_failures_and_crashes_are_probed_in_a_child)
+{
+  khost__registry reg = {0};
+  khost__err err;
+  load(&reg, "init_fails.so");
+  load(&reg, "good.so");
+  load(&reg, "init_crashes.so");
+  cr_assert_eq(reg.nplugins, 3);
+  cr_assert_eq(khost__registry_probe_init(&reg, &err), KHOST__OK, "%s", err.msg);
+  cr_assert_eq(reg.nplugins, 1, "only the good plugin survives the probe");
+  cr_expect_str_eq(reg.plugins[0].desc->name, "fixture_good");
+  cr_assert_eq(reg.nfailures, 2);
+  int refused = 0, crashed = 0;
+  for (int i = 0; i < 2; i++) {
+    cr_expect_eq(reg.failures[i].stage, KHOST__STAGE_INIT);
+    refused += strstr(reg.failures[i].reason, "refuses on purpose") != NULL;
+    crashed += strstr(reg.failures[i].reason, "signal 11") != NULL;
+  }
+  cr_expect_eq(refused, 1, "the refusing init's own message is kept");
+  cr_expect_eq(crashed, 1, "the crashing init is reported with its signal");
+  khost__registry_free(&reg);
+}
+
+Test(loader, a_directory_scan_loads_plugins_and_records_the_rest)
+{
+  khost__registry reg = {0};
+  khost__err err;
+  cr_assert_eq(khost__registry_add_dir(&reg, getenv("KHOST_FIXTURE_DIR"), &err), KHOST__OK, "%s", err.msg);
+  cr_expect_geq(reg.nplugins, 3, "good, fault and init fixtures load");
+  cr_expect_geq(reg.nfailures, 10, "every broken fixture is recorded");
+  char names[4096];
+  khost__registry_names(&reg, names, sizeof names);
+  cr_expect(strstr(names, "fault_free"), "%s", names);
+  khost__registry_free(&reg);
+}
+
+Test(loader, a_missing_directory_is_not_an_error)
+{
+  khost__registry reg = {0};
+  khost__err err;
+  cr_expect_eq(khost__registry_add_dir(&reg, "/nonexistent/khost/plugins", &err), KHOST__OK);
+  cr_expect_eq(reg.nplugins + reg.nfailures, 0);
+}
+
+Test(loader, stage_names_are_stable)
+{
+  static const char *const names[] = {"dlopen", "symbol", "entry", "magic", "abi", "struct_size", "descriptor",
+                                      "duplicate", "init"};
+  for (int s = 0; s < KHOST__STAGE_COUNT; s++) cr_expect_str_eq(khost__load_stage_name(s), names[s]);
+  cr_expect_str_eq(khost__load_stage_name(KHOST__STAGE_COUNT), "?");
+}
