@@ -30,4 +30,8 @@ pip_has nvidia-cutlass "$CUTLASS_VERSION" || pip_install --no-deps "nvidia-cutla
 pip_has triton "$TRITON_VERSION" || pip_install --no-deps "triton==$TRITON_VERSION"
 pip_has numpy "$NUMPY_VERSION" || pip_install "numpy==$NUMPY_VERSION"  # tests read --dump files
 
+# pyenv installs console scripts behind shims that exist only after a rehash.
+if command -v pyenv >/dev/null 2>&1; then pyenv rehash; fi
+command -v meson >/dev/null || { echo "bootstrap: meson is not on PATH after install" >&2; exit 1; }
+
 echo "bootstrap: ok (meson $MESON_VERSION, nvidia-cutlass $CUTLASS_VERSION, triton $TRITON_VERSION)"

@@ -15,7 +15,7 @@ using namespace khost__cute;
 constexpr int WORDS_IN_FLIGHT = 4; /* per thread and step: 64 bytes on the vector path */
 
 template <class T, class V, class RS>
-__global__ void __launch_bounds__(RS::THREADS) reduce_rows(const V *in, T *out, int m, int nvec)
+__global__ void __launch_bounds__(RS::THREADS, RS::MIN_BLOCKS) reduce_rows(const V *in, T *out, int m, int nvec)
 {
   using namespace cute;
   constexpr int VEC = lanes_of<T, V>;

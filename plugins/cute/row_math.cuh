@@ -152,13 +152,18 @@ __device__ __forceinline__ softmax_stat fragment_stat(const V (&words)[NV], cons
 }
 
 /* The launch shape a row kernel was instantiated for: TPR threads per row,
- * NV words per thread and step, ROWS rows per block of THREADS threads. */
+ * NV words per thread and step, ROWS rows per block of THREADS threads.
+ * MIN_BLOCKS goes to __launch_bounds__: asking for 1024 resident threads per SM
+ * caps registers at 64, and with that bound ptxas hoists all NV loads of a step
+ * (and of the next one) above the arithmetic; without it, it fits in 32
+ * registers by interleaving them, leaving two loads in flight. */
 template <int TPR_, int NV_>
 struct row_shape {
   static constexpr int TPR = TPR_;
   static constexpr int NV = NV_;
   static constexpr int ROWS = TPR >= 256 ? 1 : 256 / TPR;
   static constexpr int THREADS = ROWS * TPR;
+  static constexpr int MIN_BLOCKS = THREADS >= 1024 ? 1 : 1024 / THREADS;
 };
 
 /* The row tile of block `block` as (ROWS, TPR * NV, steps) words, its matching

@@ -1,0 +1,68 @@
+"""softmax_online: out[i][j] = exp(in[i][j] - max_i) / sum_j exp(in[i][j] - max_i).
+
+Two kernels. softmax_tile holds BLOCK_M whole rows (n <= BLOCK_N) in registers: one
+read, one write. softmax_loop is the online form for rows of any length, one row per
+program: a first sweep keeps a running maximum and a sum rescaled whenever the
+maximum grows (one exponential per element), a second sweep writes exp(x - max) / sum.
+The second sweep re-reads the row, usually from L2, since the row was just read.
+"""
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def softmax_tile(x, y, m, n, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+  """x, y [m, n] with n <= BLOCK_N (the launcher's job). Grid cdiv(m, BLOCK_M)."""
+  row0 = tl.program_id(0) * BLOCK_M
+  r = tl.arange(0, BLOCK_M)
+  c = tl.arange(0, BLOCK_N)
+  ok = ((row0 + r) < m)[:, None] & (c < n)[None, :]
+  offs = row0.to(tl.int64) * n + r[:, None] * n + c[None, :]
+  t = tl.load(x + offs, mask=ok, other=-float("inf")).to(tl.float32)
+  e = tl.exp(t - tl.max(t, axis=1)[:, None])
+  out = e * (1.0 / tl.sum(e, axis=1))[:, None]
+  tl.store(y + offs, out.to(y.dtype.element_ty), mask=ok)
+
+
+@triton.jit
+def _chunk(row_ptr, c0, n, MASK: tl.constexpr, BLOCK_N: tl.constexpr):
+  cols = c0 + tl.arange(0, BLOCK_N)
+  if MASK:
+    return tl.load(row_ptr + cols, mask=cols < n, other=-float("inf")).to(tl.float32)
+  return tl.load(row_ptr + cols).to(tl.float32)
+
+
+@triton.jit
+def _absorb(run_max, run_sum, t):
+  new_max = tl.maximum(run_max, tl.max(t, axis=0))
+  return new_max, run_sum * tl.exp(run_max - new_max) + tl.sum(tl.exp(t - new_max), axis=0)
+
+
+@triton.jit
+def _emit(row_out, c0, n, t, run_max, inv_sum, MASK: tl.constexpr, BLOCK_N: tl.constexpr):
+  cols = c0 + tl.arange(0, BLOCK_N)
+  out = (tl.exp(t - run_max) * inv_sum).to(row_out.dtype.element_ty)
+  if MASK:
+    tl.store(row_out + cols, out, mask=cols < n)
+  else:
+    tl.store(row_out + cols, out)
+
+
+@triton.jit
+def softmax_loop(x, y, m, n, BLOCK_N: tl.constexpr):
+  """x, y [m, n], any n >= 1. Grid m."""
+  base = tl.program_id(0).to(tl.int64) * n
+  row_in = x + base
+  row_out = y + base
+  full = n - n % BLOCK_N
+  run_max = -float("inf")
+  run_sum = 0.0
+  for c0 in range(0, full, BLOCK_N):
+    run_max, run_sum = _absorb(run_max, run_sum, _chunk(row_in, c0, n, False, BLOCK_N))
+  if full < n:
+    run_max, run_sum = _absorb(run_max, run_sum, _chunk(row_in, full, n, True, BLOCK_N))
+  inv_sum = 1.0 / run_sum
+  for c0 in range(0, full, BLOCK_N):
+    _emit(row_out, c0, n, _chunk(row_in, c0, n, False, BLOCK_N), run_max, inv_sum, False, BLOCK_N)
+  if full < n:
+    _emit(row_out, full, n, _chunk(row_in, full, n, True, BLOCK_N), run_max, inv_sum, True, BLOCK_N)
