@@ -130,10 +130,12 @@ typedef struct text_row {
 static text_row bad_texts[] = {
   {"nvfp4_gemv", "m", "12x", "case perf_x: m = '12x' is not a 64-bit integer"},
   {"nvfp4_gemv", "k", "", "case perf_x: k = '' is not a 64-bit integer"},
-  {"nvfp4_gemv", "k", "99999999999999999999", "case perf_x: k = '99999999999999999999' is not a 64-bit integer"},
+  {"nvfp4_gemv", "k", "99999999999999999999",
+   "case perf_x: k = '99999999999999999999' is not a 64-bit integer"},
   {"copy_transpose", "dtype", "fp8", "case perf_x: dtype = 'fp8' is not a dtype (copy_transpose takes fp16, "
                                       "bf16, fp32)"},
-  {"nvfp4_gemv", "dtype", "fp16", "case perf_x: op nvfp4_gemv has no parameter 'dtype' (parameters: m, k, l)"},
+  {"nvfp4_gemv", "dtype", "fp16",
+   "case perf_x: op nvfp4_gemv has no parameter 'dtype' (parameters: m, k, l)"},
 };
 
 Test(case_set_param, refuses_bad_text)
@@ -180,19 +182,18 @@ static rule_row broken_rules[] = {
   {"softmax_online", {"m=0", "n=4"}, "case perf_x: softmax_online needs m to be at least 1, got 0"},
   {"softmax_online", {"m=1", "n=2147483649"}, "case perf_x: softmax_online needs n to be at most 2147483648, "
                                               "got 2147483649"},
-  {"copy_transpose", {"m=2", "n=2", "dtype=e4m3"}, "case perf_x: copy_transpose needs dtype to be one of fp16, "
-                                                   "bf16, fp32, got e4m3"},
-  {"copy_transpose", {"m=2", "n=2", "dtype=u8"}, "case perf_x: copy_transpose needs dtype to be one of fp16, "
-                                                 "bf16, fp32, got u8"},
+  {"copy_transpose", {"m=2", "n=2", "dtype=e4m3"},
+   "case perf_x: copy_transpose needs dtype to be one of fp16, bf16, fp32, got e4m3"},
+  {"copy_transpose", {"m=2", "n=2", "dtype=u8"},
+   "case perf_x: copy_transpose needs dtype to be one of fp16, bf16, fp32, got u8"},
   /* 2^20 x 2^14 fp32 = 64 GiB */
   {"copy_transpose", {"m=1048576", "n=16384"}, "case perf_x: copy_transpose needs tensor in to take at most "
                                                "34359738368 bytes, got 68719476736"},
   /* 2^31 x 2^31 x 4 bytes = 2^64: the product itself overflows */
   {"reduce_sum", {"m=2147483648", "n=2147483648"}, "case perf_x: reduce_sum needs tensor in to take at most "
                                                    "34359738368 bytes, but its size overflows"},
-  {"nvfp4_gemv", {"m=2147483648", "k=2147483648", "l=2147483648"}, "case perf_x: nvfp4_gemv needs tensor a to "
-                                                                   "take at most 34359738368 bytes, but its size "
-                                                                   "overflows"},
+  {"nvfp4_gemv", {"m=2147483648", "k=2147483648", "l=2147483648"},
+   "case perf_x: nvfp4_gemv needs tensor a to take at most 34359738368 bytes, but its size overflows"},
   /* a: 2^17 * 2^19 / 2 = 2^35 bytes fits exactly; sfa is smaller; c is tiny: accepted. Doubling m is not. */
   {"nvfp4_gemv", {"m=262144", "k=524288"}, "case perf_x: nvfp4_gemv needs tensor a to take at most "
                                            "34359738368 bytes, got 68719476736"},
@@ -295,8 +296,8 @@ Test(nvfp4_gemv, describes_tensors_in_the_order_of_ops_h)
                 2 * 192 / 2);
   expect_tensor(&s.inputs[2], "sfa", KHOST__DT_E4M3, 3, (int64_t[]){2, 384, 12},
                 (const char *[]){"batch", "row", "kblock"}, 2 * 384 * 12);
-  expect_tensor(&s.inputs[3], "sfv", KHOST__DT_E4M3, 2, (int64_t[]){2, 12}, (const char *[]){"batch", "kblock"},
-                2 * 12);
+  expect_tensor(&s.inputs[3], "sfv", KHOST__DT_E4M3, 2, (int64_t[]){2, 12},
+                (const char *[]){"batch", "kblock"}, 2 * 12);
   expect_tensor(&s.inputs[4], "sfa_swz", KHOST__DT_E4M3, 2, (int64_t[]){2, 3 * 3 * 512},
                 (const char *[]){"batch", "offset"}, 2 * 3 * 3 * 512);
   expect_tensor(&s.inputs[5], "sfv_swz", KHOST__DT_E4M3, 2, (int64_t[]){2, 3 * 512},
@@ -335,9 +336,11 @@ static void expect_row_op(const row_op_row *row)
   c.op->tensors(&c, &s);
   cr_assert_eq(s.ninputs, 1);
   cr_assert_eq(s.noutputs, 1);
-  expect_tensor(&s.inputs[0], "in", KHOST__DT_FP16, 2, (int64_t[]){6, 10}, (const char *[]){"row", "col"}, 120);
+  expect_tensor(&s.inputs[0], "in", KHOST__DT_FP16, 2, (int64_t[]){6, 10}, (const char *[]){"row", "col"},
+                120);
   for (int d = 0; d < row->out_ndim; d++) out_elems *= (size_t)row->out_shape[d];
-  expect_tensor(&s.outputs[0], "out", KHOST__DT_FP16, row->out_ndim, row->out_shape, row->out_dims, out_elems * 2);
+  expect_tensor(&s.outputs[0], "out", KHOST__DT_FP16, row->out_ndim, row->out_shape, row->out_dims,
+                out_elems * 2);
   cr_expect_eq(c.op->flops(&c), row->flops, "%s flops", row->op);
   cr_expect_eq(c.op->bytes(&c), row->bytes, "%s bytes", row->op);
 }
@@ -537,8 +540,8 @@ Test(nvfp4_gemv, swizzled_scales_are_the_plain_ones_moved)
   long nonzero = 0;
   for (size_t b = 0; b < l; b++) {
     for (size_t j = 0; j < k16; j++) {
-      cr_assert_eq(vswz[b * vper_batch + expected_swizzled_offset(0, j, k16)], sfv[b * k16 + j], "sfv b=%zu j=%zu",
-                   b, j);
+      cr_assert_eq(vswz[b * vper_batch + expected_swizzled_offset(0, j, k16)], sfv[b * k16 + j],
+                   "sfv b=%zu j=%zu", b, j);
     }
   }
   for (size_t i = 0; i < n_vswz; i++) nonzero += vswz[i] != 0;

@@ -63,7 +63,9 @@ Test(e2m1, decodes_every_code)
 
 Test(e2m1, every_code_round_trips)
 {
-  for (unsigned c = 0; c < 16; c++) cr_expect_eq(khost__e2m1_encode(khost__e2m1_decode((uint8_t)c)), c, "code %u", c);
+  for (unsigned c = 0; c < 16; c++) {
+    cr_expect_eq(khost__e2m1_encode(khost__e2m1_decode((uint8_t)c)), c, "code %u", c);
+  }
 }
 
 typedef struct encode_row {

@@ -123,6 +123,7 @@ Test(nvfp4_gemv_op, a_wrong_scale_block_or_swapped_nibbles_fail)
    * block's products are near zero. */
   cr_expect_geq(wrong_block, (long)(0.9 * (double)(g.m - unchanged_scale)),
                 "wrong scale block: %ld of %ld rows fail", wrong_block, (long)g.m);
-  cr_expect_geq(swapped, (long)(0.98 * (double)g.m), "swapped nibbles: %ld of %ld rows fail", swapped, (long)g.m);
+  cr_expect_geq(swapped, (long)(0.98 * (double)g.m), "swapped nibbles: %ld of %ld rows fail", swapped,
+                (long)g.m);
   release(&g);
 }

@@ -49,14 +49,17 @@ static double bytes(const khost__case *c)
  * - Output rounding: kernel and reference may land on adjacent values: 2*u_out.
  * - The exponent x - max, formed in fp32, is off by up to u32*|x - max|, which
  *   exp turns into a relative error of the same size; |x - max| < SPREAD_SIGMAS*sigma.
- * - exp itself: CUDA's fast __expf is within 2 + 1.2*|x| ulp (2 ulp for expf).
- * - The sum of n positive terms in fp32: relative error ~ u32*sqrt(n)/3 for a
- *   sequential loop on random data (less for a tree); u32*sqrt(n) covers it at
- *   three standard deviations. The online rescaling and the division add a few u32.
+ * - exp itself: CUDA's fast __expf is within about 2 + 1.2*|x| ulp (expf: 2 ulp).
+ * - The sum of n positive terms in fp32. A parallel kernel sums blocks and merges
+ *   them (a few u32 * log2 n). One sequential accumulator does worse: about
+ *   u32*sqrt(n)/3 while its terms stay large against its ulp, and past about 2^17
+ *   terms it starts to round small terms away (1e-3 of the sum at 2^20). The
+ *   u32*sqrt(n) term admits the first and refuses the second, whose error is real.
+ *   The online rescaling and the division add a few u32.
  * - atol: one subnormal ulp of the dtype, because tiny probabilities (fp16
  *   subnormals once n passes about 16k) round with an absolute, not relative, error.
  * fp32 lands near 1e-5 for n in the thousands; bf16 and fp16 are ruled by their
- * output ulp. A kernel that accumulates in fp16/bf16 or drops the max fails. */
+ * output ulp. tests/test_rowwise.c checks these claims against emulated kernels. */
 static void tolerance(const khost__case *c, double *atol, double *rtol)
 {
   khost__rowwise_dims d = khost__rowwise_dims_of(c);

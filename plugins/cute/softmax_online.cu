@@ -1,0 +1,149 @@
+/* softmax_online: out[i][j] = exp(x_ij - max_i) / sum_j exp(x_ij - max_i), with
+ * the statistics gathered in one pass by the online rule: each thread keeps
+ * (max, sum of exp(x - max)) over its words, and partial pairs merge with the
+ * rescale sum * exp(max_old - max_new) (row_math.cuh, merge()).
+ *
+ * Rows of up to 8192 words (32K fp32 or 64K fp16/bf16 elements on the vector
+ * path) stay in registers between the statistics and the output, so HBM sees
+ * each input byte once and each output byte once. Longer rows stream: the
+ * statistics pass and the output pass each read the row, one extra read. */
+#include "row_math.cuh"
+
+namespace {
+
+using namespace khost__cute;
+
+struct merge_op {
+  __device__ softmax_stat operator()(softmax_stat a, softmax_stat b) const { return merge(a, b); }
+};
+
+/* Writes exp(x - max) / sum for the valid words of a fragment (nearest even). */
+template <class T, class V, int NV, class Dst>
+__device__ __forceinline__ void write_fragment(const V (&words)[NV], const bool (&valid)[NV], softmax_stat stat,
+                                               Dst &&dst)
+{
+  constexpr int VEC = lanes_of<T, V>;
+  float inverse = 1.0f / stat.sum;
+#pragma unroll
+  for (int j = 0; j < NV; j++) {
+    float x[VEC];
+    unpack<T>(words[j], x);
+#pragma unroll
+    for (int i = 0; i < VEC; i++) x[i] = exp_shifted(x[i], stat.max) * inverse;
+    if (valid[j]) dst(j) = pack<T, V>(x);
+  }
+}
+
+/* Loads the valid words of step `step` of this thread's slice. */
+template <class V, int NV, class Src, class Pos, class Shape>
+__device__ __forceinline__ void load_fragment(V (&words)[NV], bool (&valid)[NV], Src const &src, Pos const &pos,
+                                              Shape const &shape, int step)
+{
+#pragma unroll
+  for (int j = 0; j < NV; j++) {
+    valid[j] = cute::elem_less(pos(0, j, step), shape);
+    if (valid[j]) words[j] = src(0, j, step);
+  }
+}
+
+/* Rows that fit in one step (nvec <= TPR * NV): the row stays in registers. */
+template <class T, class V, class RS>
+__global__ void __launch_bounds__(RS::THREADS, RS::MIN_BLOCKS) softmax_resident(const V *in, V *out, int m,
+                                                                                 int nvec)
+{
+  using namespace cute;
+  __shared__ softmax_stat scratch[RS::THREADS / WARP];
+  auto words = make_layout(make_shape(m, nvec), make_stride(int64_t(nvec), Int<1>{}));
+  Tensor tIn = thread_words<RS>(make_tensor(make_gmem_ptr(in), words), blockIdx.x);   /* (1, NV, 1) */
+  Tensor tOut = thread_words<RS>(make_tensor(make_gmem_ptr(out), words), blockIdx.x);
+  Tensor tPos = thread_words<RS>(make_identity_tensor(shape(words)), blockIdx.x);
+
+  V w[RS::NV];
+  bool valid[RS::NV];
+  load_fragment(w, valid, tIn, tPos, shape(words), 0);
+  softmax_stat stat = group_reduce<RS::TPR>(fragment_stat<T>(w, valid), merge_op{}, scratch);
+  write_fragment<T>(w, valid, stat, [&](int j) -> V & { return tOut(0, j, 0); });
+}
+
+/* Longer rows, one per block: the online pass over all steps, then a second
+ * read of the row (mostly from L2, as the block has just read it) for the output. */
+template <class T, class V, class RS>
+__global__ void __launch_bounds__(RS::THREADS, RS::MIN_BLOCKS) softmax_streaming(const V *in, V *out, int m,
+                                                                                  int nvec)
+{
+  using namespace cute;
+  static_assert(RS::ROWS == 1, "a streaming block owns one row");
+  __shared__ softmax_stat scratch[RS::THREADS / WARP];
+  auto words = make_layout(make_shape(m, nvec), make_stride(int64_t(nvec), Int<1>{}));
+  Tensor tIn = thread_words<RS>(make_tensor(make_gmem_ptr(in), words), blockIdx.x);   /* (1, NV, steps) */
+  Tensor tOut = thread_words<RS>(make_tensor(make_gmem_ptr(out), words), blockIdx.x);
+  Tensor tPos = thread_words<RS>(make_identity_tensor(shape(words)), blockIdx.x);
+
+  V w[RS::NV];
+  bool valid[RS::NV];
+  softmax_stat stat = {-INFINITY, 0.0f};
+  for (int step = 0; step < size<2>(tIn); step++) {
+    load_fragment(w, valid, tIn, tPos, shape(words), step);
+    stat = merge(stat, fragment_stat<T>(w, valid));
+  }
+  stat = group_reduce<RS::TPR>(stat, merge_op{}, scratch);
+  for (int step = 0; step < size<2>(tIn); step++) {
+    load_fragment(w, valid, tIn, tPos, shape(words), step);
+    write_fragment<T>(w, valid, stat, [&](int j) -> V & { return tOut(0, j, step); });
+  }
+}
+
+template <class T, class V, class RS, bool STREAMING>
+int launch(const khost_input *in, const khost__cute_rows &rows)
+{
+  int nvec = int(rows.n / lanes_of<T, V>);
+  int blocks = int((rows.m + RS::ROWS - 1) / RS::ROWS);
+  cudaStream_t stream = (cudaStream_t)in->stream;
+  const V *src = static_cast<const V *>(rows.in);
+  V *dst = static_cast<V *>(rows.out);
+  if constexpr (STREAMING)
+    softmax_streaming<T, V, RS><<<blocks, RS::THREADS, 0, stream>>>(src, dst, int(rows.m), nvec);
+  else
+    softmax_resident<T, V, RS><<<blocks, RS::THREADS, 0, stream>>>(src, dst, int(rows.m), nvec);
+  KHOST__CUTE_CHECK(in, cudaGetLastError());
+  return KHOST_STATUS_OK;
+}
+
+/* The smallest shape whose TPR * NV words hold the row, about 4 words (64 bytes)
+ * per thread so that short rows still keep several loads in flight per thread. */
+template <class T, class V>
+int launch_for_shape(const khost_input *in, const khost__cute_rows &rows)
+{
+  int64_t nvec = rows.n / lanes_of<T, V>;
+  if (nvec <= 4 * 4) return launch<T, V, row_shape<4, 4>, false>(in, rows);
+  if (nvec <= 16 * 4) return launch<T, V, row_shape<16, 4>, false>(in, rows);
+  if (nvec <= 64 * 4) return launch<T, V, row_shape<64, 4>, false>(in, rows);
+  if (nvec <= 256 * 4) return launch<T, V, row_shape<256, 4>, false>(in, rows);
+  if (nvec <= 512 * 8) return launch<T, V, row_shape<512, 8>, false>(in, rows);
+  if (nvec <= 1024 * 8) return launch<T, V, row_shape<1024, 8>, false>(in, rows);
+  return launch<T, V, row_shape<512, 4>, true>(in, rows);
+}
+
+int supports(const khost_input *in)
+{
+  khost__cute_rows rows;
+  return khost__cute_rows_open(in, KHOST__CUTE_OUT_SAME, &rows);
+}
+
+int run(const khost_input *in)
+{
+  khost__cute_rows rows;
+  int status = khost__cute_rows_open(in, KHOST__CUTE_OUT_SAME, &rows);
+  if (status != KHOST_STATUS_OK) return status;
+  bool vectorizable = rows_vectorizable(rows, true);
+  return with_element_type(rows, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return vectorizable ? launch_for_shape<T, cute::uint128_t>(in, rows) : launch_for_shape<T, T>(in, rows);
+  });
+}
+
+} // namespace
+
+const khost_kernel khost__cute_softmax_online = {
+  sizeof(khost_kernel), "softmax_online", KHOST_DEVICE_CUDA, run, supports, nullptr,
+};

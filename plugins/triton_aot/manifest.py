@@ -1,0 +1,92 @@
+"""The Triton kernel variants compiled into the triton_aot plugin, read by
+tools/triton_aot.py at build time (docs/TRITON_AOT.md).
+
+Each entry becomes one sm_90a cubin. Order matters: for each op the launcher takes
+the first variant, in this order, that can run the input and whose preference rule
+holds, else the last one that can run (see the op's launcher file). The rules and the
+block sizes are provisional until measured on the GPU.
+
+Entry fields:
+  name        unique, [a-z0-9_]+; KHOST_TRITON_VARIANT=<name> forces it
+  op          the catalog op it implements
+  source      file in kernels/ holding the @triton.jit function
+  function    the function's name
+  signature   every non-constexpr argument, in order: "*fp16", "i32", ...; a ":16" suffix
+              promises divisibility by 16 (pointers: 16-byte alignment), which lets
+              Triton emit 16-byte accesses; the launcher checks the promise
+  constexprs  values of the tl.constexpr arguments (BLOCK_M, BLOCK_N, BLOCK_K are
+              also exported to the launcher for grids and rules)
+  num_warps, num_stages
+  dtype       the element type the variant serves: fp16, bf16, fp32, b16 and b32 (any
+              type of that size), e2m1
+  aligned     True when the signature carries divisibility promises
+"""
+
+FLOAT_TYPES = ("fp16", "bf16", "fp32")
+
+
+def _variant(name, op, source, function, signature, constexprs, num_warps, dtype, aligned,
+             num_stages=1):
+  return {"name": name, "op": op, "source": source, "function": function, "signature": signature,
+          "constexprs": constexprs, "num_warps": num_warps, "num_stages": num_stages,
+          "dtype": dtype, "aligned": aligned}
+
+
+def _rowwise_signature(elem, aligned):
+  hint = ":16" if aligned else ""
+  return {"x": f"*{elem}{hint}", "y": f"*{elem}{hint}", "m": "i32", "n": f"i32{hint}"}
+
+
+def _nvfp4_gemv():
+  # ks = k/16 is a multiple of 4 for every valid k; ":2" is all the 16-byte accesses
+  # to `a` need, and a larger promise would make Triton widen the scale loads and
+  # change the register layout for the worse.
+  signature = {"a": "*i64:16", "sfa": "*u8:16", "v": "*i64:16", "sfv": "*u8:16", "c": "*fp16:16",
+               "m": "i32:16", "ks": "i32:2"}
+  shapes = ((64, 8), (32, 4), (16, 4), (8, 2))  # (BLOCK_M, num_warps): 8, 8, 4, 4 rows a thread
+  return [_variant(f"gemv_m{bm}_k1024_w{w}", "nvfp4_gemv", "nvfp4_gemv.py", "nvfp4_gemv", signature,
+                   {"BLOCK_M": bm, "BLOCK_K": 1024}, w, "e2m1", True) for bm, w in shapes]
+
+
+def _copy_transpose():
+  out = []
+  for bits in (16, 32):
+    elem = f"i{bits}"
+    for bm, bn, w, aligned in ((128, 128, 8, True), (64, 64, 4, True), (64, 64, 4, False)):
+      suffix = "" if aligned else "_any"
+      out.append(_variant(f"copy_b{bits}_t{bm}x{bn}_w{w}{suffix}", "copy_transpose", "copy_transpose.py",
+                          "copy_transpose", _rowwise_signature(elem, aligned),
+                          {"BLOCK_M": bm, "BLOCK_N": bn}, w, f"b{bits}", aligned))
+  return out
+
+
+def _reduce_sum():
+  out = []
+  for dt in FLOAT_TYPES:
+    for bm, bn, w, aligned in ((32, 64, 4, True), (4, 1024, 4, True), (1, 4096, 8, True),
+                               (4, 512, 4, False)):
+      suffix = "" if aligned else "_any"
+      out.append(_variant(f"reduce_{dt}_m{bm}_n{bn}_w{w}{suffix}", "reduce_sum", "reduce_sum.py",
+                          "reduce_sum", _rowwise_signature(dt, aligned), {"BLOCK_M": bm, "BLOCK_N": bn},
+                          w, dt, aligned))
+  return out
+
+
+def _softmax_online():
+  out = []
+  for dt in FLOAT_TYPES:
+    for bm, bn, w, aligned in ((16, 64, 4, True), (4, 1024, 4, True), (1, 8192, 8, True),
+                               (0, 4096, 8, True), (4, 1024, 4, False), (0, 2048, 8, False)):
+      suffix = "" if aligned else "_any"
+      if bm:
+        out.append(_variant(f"softmax_{dt}_tile_m{bm}_n{bn}_w{w}{suffix}", "softmax_online",
+                            "softmax_online.py", "softmax_tile", _rowwise_signature(dt, aligned),
+                            {"BLOCK_M": bm, "BLOCK_N": bn}, w, dt, aligned))
+      else:
+        out.append(_variant(f"softmax_{dt}_loop_n{bn}_w{w}{suffix}", "softmax_online",
+                            "softmax_online.py", "softmax_loop", _rowwise_signature(dt, aligned),
+                            {"BLOCK_N": bn}, w, dt, aligned))
+  return out
+
+
+VARIANTS = _nvfp4_gemv() + _copy_transpose() + _reduce_sum() + _softmax_online()
