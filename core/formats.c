@@ -125,7 +125,7 @@ static uint32_t ieee_encode(double x, ieee_format f)
   uint32_t bits;
   if (isnan(x)) return sign | inf | (1u << (f.mant_bits - 1));
   if (isinf(x)) return sign | inf;
-  if (mag == 0.0) return sign;
+  if (mag == 0.0) return sign; /* ilogb would raise a domain error for 0 and inf */
   e = ilogb(mag);
   if (e < emin) {
     bits = (uint32_t)round_half_even(ldexp(mag, f.mant_bits - emin));
@@ -135,7 +135,7 @@ static uint32_t ieee_encode(double x, ieee_format f)
     double frac = round_half_even(ldexp(mag, f.mant_bits - e)); /* in [2^M, 2^(M+1)] */
     bits = ((uint32_t)(e + bias) << f.mant_bits) + ((uint32_t)frac - (1u << f.mant_bits));
   }
-  return sign | (bits >= inf ? inf : bits);
+  return sign | bits;
 }
 
 double khost__fp16_decode(uint16_t h)

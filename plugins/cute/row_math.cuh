@@ -124,35 +124,54 @@ __device__ __forceinline__ Value group_reduce(Value value, Op op, Value *scratch
   return value;
 }
 
-/* Statistics of the valid words of a register fragment (the online update at
- * the granularity of one thread's words: one max, then one sum against it). */
+/* One thread's words of one step, widened to float: x[j] holds the elements of
+ * word j, valid[j] says whether word j lies inside the tensor. Widening once at
+ * load time lets the raw words die, so registers hold each element once. */
 template <class T, class V, int NV>
-__device__ __forceinline__ softmax_stat fragment_stat(const V (&words)[NV], const bool (&valid)[NV])
+struct fragment {
+  float x[NV][lanes_of<T, V>];
+  bool valid[NV];
+};
+
+/* Loads and widens the valid words of `step` of a thread slice (1, NV, steps);
+ * all NV loads are issued before any conversion uses them. */
+template <class T, class V, int NV, class Src, class Pos, class Shape>
+__device__ __forceinline__ void load_fragment(fragment<T, V, NV> &f, const Src &src, const Pos &pos,
+                                              const Shape &shape, int step)
 {
-  constexpr int VEC = lanes_of<T, V>;
-  float max = -INFINITY;
+  V words[NV];
 #pragma unroll
   for (int j = 0; j < NV; j++) {
-    float x[VEC];
-    unpack<T>(words[j], x);
-#pragma unroll
-    for (int i = 0; i < VEC; i++) max = valid[j] ? fmaxf(max, x[i]) : max;
+    f.valid[j] = cute::elem_less(pos(0, j, step), shape);
+    if (f.valid[j]) words[j] = src(0, j, step);
   }
+#pragma unroll
+  for (int j = 0; j < NV; j++) unpack<T>(words[j], f.x[j]);
+}
+
+/* Statistics of the valid elements of a fragment (the online update at the
+ * granularity of one thread's step: one max, then one sum against it). */
+template <class T, class V, int NV>
+__device__ __forceinline__ softmax_stat fragment_stat(const fragment<T, V, NV> &f)
+{
+  float max = -INFINITY;
+#pragma unroll
+  for (int j = 0; j < NV; j++)
+#pragma unroll
+    for (int i = 0; i < lanes_of<T, V>; i++) max = f.valid[j] ? fmaxf(max, f.x[j][i]) : max;
   /* Elements of -inf (or no elements) contribute 0, not exp(-inf - -inf). */
   float base = max == -INFINITY ? 0.0f : max;
   float sum = 0.0f;
 #pragma unroll
-  for (int j = 0; j < NV; j++) {
-    float x[VEC];
-    unpack<T>(words[j], x);
+  for (int j = 0; j < NV; j++)
 #pragma unroll
-    for (int i = 0; i < VEC; i++) sum += valid[j] ? exp_shifted(x[i], base) : 0.0f;
-  }
+    for (int i = 0; i < lanes_of<T, V>; i++) sum += f.valid[j] ? exp_shifted(f.x[j][i], base) : 0.0f;
   return {max, sum};
 }
 
 /* The launch shape a row kernel was instantiated for: TPR threads per row,
  * NV words per thread and step, ROWS rows per block of THREADS threads.
+ * elements_shape<T, V, TPR, E> gives E elements (E / VEC words) per thread.
  * MIN_BLOCKS goes to __launch_bounds__: asking for 1024 resident threads per SM
  * caps registers at 64, and with that bound ptxas hoists all NV loads of a step
  * (and of the next one) above the arithmetic; without it, it fits in 32
@@ -165,6 +184,9 @@ struct row_shape {
   static constexpr int THREADS = ROWS * TPR;
   static constexpr int MIN_BLOCKS = THREADS >= 1024 ? 1 : 1024 / THREADS;
 };
+
+template <class T, class V, int TPR, int ELEMENTS>
+using elements_shape = row_shape<TPR, ELEMENTS / lanes_of<T, V>>;
 
 /* The row tile of block `block` as (ROWS, TPR * NV, steps) words, its matching
  * coordinates, and this thread's slice of both, (1, NV, steps): thread t of a

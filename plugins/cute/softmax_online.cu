@@ -3,10 +3,10 @@
  * (max, sum of exp(x - max)) over its words, and partial pairs merge with the
  * rescale sum * exp(max_old - max_new) (row_math.cuh, merge()).
  *
- * Rows of up to 8192 words (32K fp32 or 64K fp16/bf16 elements on the vector
- * path) stay in registers between the statistics and the output, so HBM sees
- * each input byte once and each output byte once. Longer rows stream: the
- * statistics pass and the output pass each read the row, one extra read. */
+ * Rows of up to 32K elements stay in registers (as floats) between the
+ * statistics and the output, so HBM sees each input byte once and each output
+ * byte once. Longer rows stream: the statistics pass and the output pass each
+ * read the row, one extra read (partly served by L2). */
 #include "row_math.cuh"
 
 namespace {
@@ -19,30 +19,15 @@ struct merge_op {
 
 /* Writes exp(x - max) / sum for the valid words of a fragment (nearest even). */
 template <class T, class V, int NV, class Dst>
-__device__ __forceinline__ void write_fragment(const V (&words)[NV], const bool (&valid)[NV], softmax_stat stat,
-                                               Dst &&dst)
+__device__ __forceinline__ void write_fragment(const fragment<T, V, NV> &f, softmax_stat stat, Dst &&dst)
 {
-  constexpr int VEC = lanes_of<T, V>;
   float inverse = 1.0f / stat.sum;
 #pragma unroll
   for (int j = 0; j < NV; j++) {
-    float x[VEC];
-    unpack<T>(words[j], x);
+    float y[lanes_of<T, V>];
 #pragma unroll
-    for (int i = 0; i < VEC; i++) x[i] = exp_shifted(x[i], stat.max) * inverse;
-    if (valid[j]) dst(j) = pack<T, V>(x);
-  }
-}
-
-/* Loads the valid words of step `step` of this thread's slice. */
-template <class V, int NV, class Src, class Pos, class Shape>
-__device__ __forceinline__ void load_fragment(V (&words)[NV], bool (&valid)[NV], Src const &src, Pos const &pos,
-                                              Shape const &shape, int step)
-{
-#pragma unroll
-  for (int j = 0; j < NV; j++) {
-    valid[j] = cute::elem_less(pos(0, j, step), shape);
-    if (valid[j]) words[j] = src(0, j, step);
+    for (int i = 0; i < lanes_of<T, V>; i++) y[i] = exp_shifted(f.x[j][i], stat.max) * inverse;
+    if (f.valid[j]) dst(j) = pack<T, V>(y);
   }
 }
 
@@ -58,11 +43,10 @@ __global__ void __launch_bounds__(RS::THREADS, RS::MIN_BLOCKS) softmax_resident(
   Tensor tOut = thread_words<RS>(make_tensor(make_gmem_ptr(out), words), blockIdx.x);
   Tensor tPos = thread_words<RS>(make_identity_tensor(shape(words)), blockIdx.x);
 
-  V w[RS::NV];
-  bool valid[RS::NV];
-  load_fragment(w, valid, tIn, tPos, shape(words), 0);
-  softmax_stat stat = group_reduce<RS::TPR>(fragment_stat<T>(w, valid), merge_op{}, scratch);
-  write_fragment<T>(w, valid, stat, [&](int j) -> V & { return tOut(0, j, 0); });
+  fragment<T, V, RS::NV> f;
+  load_fragment(f, tIn, tPos, shape(words), 0);
+  softmax_stat stat = group_reduce<RS::TPR>(fragment_stat(f), merge_op{}, scratch);
+  write_fragment(f, stat, [&](int j) -> V & { return tOut(0, j, 0); });
 }
 
 /* Longer rows, one per block: the online pass over all steps, then a second
@@ -79,17 +63,16 @@ __global__ void __launch_bounds__(RS::THREADS, RS::MIN_BLOCKS) softmax_streaming
   Tensor tOut = thread_words<RS>(make_tensor(make_gmem_ptr(out), words), blockIdx.x);
   Tensor tPos = thread_words<RS>(make_identity_tensor(shape(words)), blockIdx.x);
 
-  V w[RS::NV];
-  bool valid[RS::NV];
+  fragment<T, V, RS::NV> f;
   softmax_stat stat = {-INFINITY, 0.0f};
   for (int step = 0; step < size<2>(tIn); step++) {
-    load_fragment(w, valid, tIn, tPos, shape(words), step);
-    stat = merge(stat, fragment_stat<T>(w, valid));
+    load_fragment(f, tIn, tPos, shape(words), step);
+    stat = merge(stat, fragment_stat(f));
   }
   stat = group_reduce<RS::TPR>(stat, merge_op{}, scratch);
   for (int step = 0; step < size<2>(tIn); step++) {
-    load_fragment(w, valid, tIn, tPos, shape(words), step);
-    write_fragment<T>(w, valid, stat, [&](int j) -> V & { return tOut(0, j, step); });
+    load_fragment(f, tIn, tPos, shape(words), step);
+    write_fragment(f, stat, [&](int j) -> V & { return tOut(0, j, step); });
   }
 }
 
@@ -109,19 +92,21 @@ int launch(const khost_input *in, const khost__cute_rows &rows)
   return KHOST_STATUS_OK;
 }
 
-/* The smallest shape whose TPR * NV words hold the row, about 4 words (64 bytes)
- * per thread so that short rows still keep several loads in flight per thread. */
+/* The smallest shape whose TPR threads hold the row in registers, 16 elements
+ * per thread (32 for the two widest shapes: 32 floats is what fits beside the
+ * rest under the 64-register cap without spilling), so short rows still keep
+ * several loads in flight per thread. Rows beyond 32K elements stream. */
 template <class T, class V>
 int launch_for_shape(const khost_input *in, const khost__cute_rows &rows)
 {
-  int64_t nvec = rows.n / lanes_of<T, V>;
-  if (nvec <= 4 * 4) return launch<T, V, row_shape<4, 4>, false>(in, rows);
-  if (nvec <= 16 * 4) return launch<T, V, row_shape<16, 4>, false>(in, rows);
-  if (nvec <= 64 * 4) return launch<T, V, row_shape<64, 4>, false>(in, rows);
-  if (nvec <= 256 * 4) return launch<T, V, row_shape<256, 4>, false>(in, rows);
-  if (nvec <= 512 * 8) return launch<T, V, row_shape<512, 8>, false>(in, rows);
-  if (nvec <= 1024 * 8) return launch<T, V, row_shape<1024, 8>, false>(in, rows);
-  return launch<T, V, row_shape<512, 4>, true>(in, rows);
+  int64_t n = rows.n;
+  if (n <= 4 * 16) return launch<T, V, elements_shape<T, V, 4, 16>, false>(in, rows);
+  if (n <= 16 * 16) return launch<T, V, elements_shape<T, V, 16, 16>, false>(in, rows);
+  if (n <= 64 * 16) return launch<T, V, elements_shape<T, V, 64, 16>, false>(in, rows);
+  if (n <= 256 * 16) return launch<T, V, elements_shape<T, V, 256, 16>, false>(in, rows);
+  if (n <= 512 * 32) return launch<T, V, elements_shape<T, V, 512, 32>, false>(in, rows);
+  if (n <= 1024 * 32) return launch<T, V, elements_shape<T, V, 1024, 32>, false>(in, rows);
+  return launch<T, V, elements_shape<T, V, 512, 16>, true>(in, rows);
 }
 
 int supports(const khost_input *in)

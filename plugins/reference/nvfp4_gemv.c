@@ -29,6 +29,7 @@ enum {
   E4M3_UNIT_LOG2 = 9,  /* e4m3 values in units of 2^-9 */
   SUM_UNIT_LOG2 = 2 * E2M1_UNIT_LOG2 + 2 * E4M3_UNIT_LOG2,
   BLOCK = 16,          /* elements sharing one scale */
+  CHUNK = 256,         /* elements decoded at a time (a multiple of BLOCK) */
   MAX_K_LOG2 = 20      /* keeps the int64 sum from overflowing (see above) */
 };
 
@@ -91,17 +92,23 @@ static void free_vector(vector_side *vec)
   free(vec->v);
 }
 
-/* sum of the 16 products of one block, in units of 2^-2; exact in int32. */
-static int32_t block_dot(const gemv_tables *t, const uint8_t *a, const int8_t *v)
+/* Adds the blocks of a row segment of up to CHUNK elements to *sum. The segment's a
+ * codes are decoded in one pass before any product is taken: decoding a block
+ * right before its products makes the wide loads wait on the narrow stores. */
+static void add_segment(const gemv_tables *t, const uint8_t *a, const uint8_t *sa, const int8_t *v,
+                        const int64_t *sv, int64_t elements, int64_t *sum, uint8_t *nan)
 {
-  int8_t values[BLOCK];
-  for (int j = 0; j < BLOCK / 2; j++) {
-    values[2 * j] = t->pair[a[j]][0];
-    values[2 * j + 1] = t->pair[a[j]][1];
+  int8_t values[CHUNK];
+  for (int64_t byte = 0; byte < elements / 2; byte++) {
+    values[2 * byte] = t->pair[a[byte]][0];
+    values[2 * byte + 1] = t->pair[a[byte]][1];
   }
-  int32_t sum = 0;
-  for (int j = 0; j < BLOCK; j++) sum += values[j] * v[j];
-  return sum;
+  for (int64_t blk = 0; blk < elements / BLOCK; blk++) {
+    int32_t block_sum = 0; /* units of 2^-2, exact */
+    for (int j = 0; j < BLOCK; j++) block_sum += values[blk * BLOCK + j] * v[blk * BLOCK + j];
+    *sum += block_sum * t->scale[sa[blk]] * sv[blk];
+    *nan |= t->scale_nan[sa[blk]];
+  }
 }
 
 /* An integer in units of 2^-SUM_UNIT_LOG2 as a double, rounded to odd (see the top). */
@@ -129,9 +136,9 @@ static void gemv_rows(void *arg, int worker, int64_t begin, int64_t end)
     const int64_t *sv = job->vec.sv + batch * blocks;
     int64_t sum = 0;
     uint8_t nan = job->vec.nan[batch];
-    for (int64_t blk = 0; blk < blocks; blk++) {
-      sum += block_dot(t, a + blk * (BLOCK / 2), v + blk * BLOCK) * t->scale[sa[blk]] * sv[blk];
-      nan |= t->scale_nan[sa[blk]];
+    for (int64_t j = 0; j < job->k; j += CHUNK) {
+      int64_t elements = job->k - j < CHUNK ? job->k - j : CHUNK;
+      add_segment(t, a + j / 2, sa + j / BLOCK, v + j, sv + j / BLOCK, elements, &sum, &nan);
     }
     job->c[row] = khost__fp16_encode(nan ? (double)NAN : units_to_double(sum));
   }

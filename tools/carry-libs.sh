@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Copies the shared libraries the test binaries need (Criterion and its
+# dependencies) into BUILD/gpu-libs, so tests can run on the GPU machine, which
+# has no Debian -dev packages. glibc itself is left to the target machine.
+set -euo pipefail
+build=${1:-build}
+mkdir -p "$build/gpu-libs"
+for exe in "$build"/tests/test_*; do
+  [ -x "$exe" ] && [ -f "$exe" ] || continue
+  ldd "$exe" | awk '/=> \//{print $3}'
+done | sort -u | grep -vE '/(libc|libm|libdl|libpthread|librt|libresolv|ld-linux[^/]*)\.so' \
+  | while read -r lib; do cp -L "$lib" "$build/gpu-libs/"; done
+du -sh "$build/gpu-libs"

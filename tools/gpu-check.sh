@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Everything khost checks on a GPU machine, building nothing (build here, carry
+# build/ there): the test binaries, khost on the correctness and GPU MODE suites
+# with every plugin, and the fault plugins, each expected to be caught. Exits
+# non-zero on any unexpected result; prints a short summary last.
+# Usage: tools/gpu-check.sh [BUILD_DIR]    (logs and JSON go to $OUT or /tmp/khost-gpu-check)
+set -uo pipefail
+build=$(realpath "${1:-build}")
+out=${OUT:-/tmp/khost-gpu-check}
+mkdir -p "$out"
+export KHOST_SUITE_PATH="$PWD/suites" KHOST_PLUGIN_PATH=""
+summary=()
+failed=0
+
+# step NAME EXPECTED_EXIT COMMAND...: runs, logs to $out/NAME.log, records the outcome.
+step() {
+  local name=$1 expected=$2
+  shift 2
+  echo "=== $name: $*"
+  "$@" >"$out/$name.log" 2>&1
+  local rc=$?
+  tail -n 25 "$out/$name.log"
+  if [ "$rc" -eq "$expected" ]; then
+    summary+=("ok    $name")
+  else
+    summary+=("FAIL  $name (exit $rc, expected $expected; see $out/$name.log)")
+    failed=1
+  fi
+}
+
+run_tests() {
+  local rc=0
+  for t in "$build"/tests/test_*; do
+    [ -f "$t" ] && [ -x "$t" ] || continue
+    echo "--- $(basename "$t")"
+    LD_LIBRARY_PATH="$build/gpu-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" KHOST_SOURCE_ROOT="$PWD" \
+      KHOST_BUILD_ROOT="$build" KHOST_FIXTURE_DIR="$build/tests" KHOST_EXE="$build/khost" \
+      KHOST_REFERENCE_PLUGIN="$build/plugins/reference/reference.so" "$t" --verbose=0 || rc=1
+  done
+  return $rc
+}
+
+# Every fault plugin on one small case; each must get its expected status while the good rows pass.
+check_faults() {
+  local faults=() f
+  for f in "$build"/tests/fault_*.so; do faults+=(--plugin "$f"); done
+  "$build/khost" --op copy_transpose,nvfp4_gemv --case 'copy_transpose_fp32_*,tiny_single' --timeout 10 \
+    --max-time 0.05 --json "$out/faults.json" "${faults[@]}"
+  local rc=$?
+  [ "$rc" -eq 1 ] || { echo "khost exited $rc with failing plugins present; expected 1"; return 1; }
+  python3 - "$out/faults.json" <<'PY'
+import json, sys
+want = {"fault_free": "PASS", "fault_segv": "CRASH", "fault_abort": "CRASH", "fault_exit0": "CRASH",
+        "fault_hang": "TIMEOUT", "fault_status": "ERROR", "fault_decline": "SKIP", "fault_cached": "FAIL",
+        "fault_no_write": "FAIL", "fault_write_past_end": "FAIL", "fault_mutate_input": "ERROR",
+        "reference": "PASS"}
+rows = json.load(open(sys.argv[1]))["rows"]
+bad = [(r["case"], r["backend"], r["device"], r["status"]) for r in rows
+       if r["op"] == "copy_transpose" and want.get(r["backend"], r["status"]) != r["status"]]
+wrong_block = [r["status"] for r in rows if r["backend"] == "fault_wrong_block" and r["op"] == "nvfp4_gemv"]
+if wrong_block != ["FAIL"]: bad.append(("tiny_single", "fault_wrong_block", "cpu", wrong_block))
+print("unexpected:", bad) if bad else print("every fault caught as expected")
+sys.exit(1 if bad else 0)
+PY
+}
+
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv 2>&1 | tee "$out/gpu.txt"
+step tests 0 run_tests
+step list 0 "$build/khost" --list
+step correctness 0 "$build/khost" --suite correctness --json "$out/correctness.json"
+step gpumode 0 "$build/khost" --suite gpumode_nvfp4 --json "$out/gpumode.json"
+step faults 0 check_faults
+
+echo
+echo "gpu-check summary ($(date -u +%FT%TZ)):"
+printf '  %s\n' "${summary[@]}"
+exit $failed
