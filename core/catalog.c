@@ -165,9 +165,8 @@ void khost__tensor_spec_fill(khost__tensor_spec *t, const char *name, khost__dty
   for (int d = 0; d < ndim; d++) {
     t->shape[d] = shape[d];
     t->dim_names[d] = dim_names[d];
-    if (shape[d] < 0 || (uint64_t)shape[d] > SIZE_MAX || khost__size_mul(count, (size_t)shape[d], &count)) {
-      count = SIZE_MAX;
-    }
+    /* A negative extent would wrap to a huge one and be refused the same way. */
+    if (khost__size_mul(count, (size_t)shape[d], &count)) count = SIZE_MAX;
   }
   t->nbytes = count == SIZE_MAX ? SIZE_MAX : packed_bytes(count, khost__dtype_bits(dtype));
 }

@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 /* The minifloats (e2m1, e4m3fn) are small enough to encode by searching their
  * ordered magnitudes, which makes ties-to-even and saturation exact by
@@ -100,42 +101,47 @@ static double ieee_decode(uint32_t bits, ieee_format f)
   return (bits >> (f.mant_bits + f.exp_bits)) & 1 ? -mag : mag;
 }
 
-/* Rounds a non-negative double holding an integer-plus-fraction to the nearest
- * integer, ties to even, independent of the floating-point environment. */
-static double round_half_even(double s)
+/* sig >> shift (shift >= 1), rounded to nearest, ties to even. */
+static uint64_t shift_round_even(uint64_t sig, int shift)
 {
-  double whole = floor(s);
-  double frac = s - whole; /* exact: s < 2^53 */
-  if (frac > 0.5 || (frac == 0.5 && fmod(whole, 2.0) != 0.0)) whole += 1.0;
-  return whole;
+  uint64_t kept, rest, half;
+  if (shift >= 64) return 0; /* sig < 2^53 is below half of 2^shift */
+  kept = sig >> shift;
+  rest = sig & ((UINT64_C(1) << shift) - 1);
+  half = UINT64_C(1) << (shift - 1);
+  if (rest > half || (rest == half && (kept & 1))) kept++;
+  return kept;
 }
 
-/* Rounds x once, directly from the double, to the nearest value of format f.
- * Scaling x by its quantum (a power of two) is exact, so the only rounding is
- * round_half_even; a carry out of the fraction lands in the exponent field,
- * which is what IEEE rounding does (up to the next binade, or to infinity). */
+/* Rounds x once, directly from the double's bits, to the nearest value of f:
+ * the 53-bit significand is shifted down to f's last bit with one integer
+ * rounding, so there is no double rounding and no dependence on the
+ * floating-point environment. A carry out of the fraction lands in the exponent
+ * field, as IEEE rounding does (to the next binade, or from the largest finite
+ * value to infinity); a subnormal that rounds up to 2^emin becomes the smallest
+ * normal the same way. */
 static uint32_t ieee_encode(double x, ieee_format f)
 {
-  int bias = (1 << (f.exp_bits - 1)) - 1;
-  uint32_t sign = signbit(x) ? 1u << (f.mant_bits + f.exp_bits) : 0;
-  uint32_t inf = ((1u << f.exp_bits) - 1) << f.mant_bits;
-  double mag = fabs(x);
-  int emin = 1 - bias;
-  int e;
-  uint32_t bits;
-  if (isnan(x)) return sign | inf | (1u << (f.mant_bits - 1));
-  if (isinf(x)) return sign | inf;
-  if (mag == 0.0) return sign; /* ilogb would raise a domain error for 0 and inf */
-  e = ilogb(mag);
-  if (e < emin) {
-    bits = (uint32_t)round_half_even(ldexp(mag, f.mant_bits - emin));
-  } else if (e > bias) {
-    return sign | inf;
+  const int bias = (1 << (f.exp_bits - 1)) - 1, emin = 1 - bias;
+  const uint32_t inf = ((1u << f.exp_bits) - 1) << f.mant_bits;
+  uint64_t b, sig;
+  uint32_t sign;
+  int exp_field, e;
+  memcpy(&b, &x, sizeof b);
+  sign = (uint32_t)(b >> 63) << (f.mant_bits + f.exp_bits);
+  exp_field = (int)((b >> 52) & 0x7ff);
+  sig = b & ((UINT64_C(1) << 52) - 1);
+  if (exp_field == 0x7ff) return sign | inf | (sig ? 1u << (f.mant_bits - 1) : 0); /* NaN stays quiet NaN */
+  if (exp_field == 0) {
+    exp_field = 1; /* a double subnormal (or zero) has no implicit bit */
   } else {
-    double frac = round_half_even(ldexp(mag, f.mant_bits - e)); /* in [2^M, 2^(M+1)] */
-    bits = ((uint32_t)(e + bias) << f.mant_bits) + ((uint32_t)frac - (1u << f.mant_bits));
+    sig |= UINT64_C(1) << 52;
   }
-  return sign | bits;
+  e = exp_field - 1023; /* x = sig * 2^(e - 52) */
+  if (e > bias) return sign | inf;
+  if (e < emin) return sign | (uint32_t)shift_round_even(sig, emin - e + 52 - f.mant_bits);
+  return sign | (((uint32_t)(e + bias) << f.mant_bits)
+                 + ((uint32_t)shift_round_even(sig, 52 - f.mant_bits) - (1u << f.mant_bits)));
 }
 
 double khost__fp16_decode(uint16_t h)

@@ -82,8 +82,7 @@ static int open_reports(reports *r, const khost__options *o, khost__err *err)
 {
   int rc = KHOST__OK;
   if (o->json) rc = khost__json_open(o->json, &r->info, &r->json, err);
-  if (rc == KHOST__OK && o->csv && (rc = khost__csv_open(o->csv, &r->csv, err)) == KHOST__OK)
-    rc = khost__csv_write_header(r->csv, err);
+  if (rc == KHOST__OK && o->csv) rc = khost__csv_open(o->csv, &r->csv, err);
   return rc;
 }
 

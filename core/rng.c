@@ -53,9 +53,18 @@ double khost__rng_unit(uint32_t bits)
   return ((double)bits + 0.5) * 0x1p-32;
 }
 
-double khost__rng_normal(uint32_t bits0, uint32_t bits1)
+void khost__rng_normal_pair(uint32_t bits0, uint32_t bits1, double out[2])
 {
   const double two_pi = 6.283185307179586476925286766559;
   double radius = sqrt(-2.0 * log(khost__rng_unit(bits0)));
-  return radius * cos(two_pi * khost__rng_unit(bits1));
+  double angle = two_pi * khost__rng_unit(bits1);
+  out[0] = radius * cos(angle);
+  out[1] = radius * sin(angle);
+}
+
+double khost__rng_normal(uint32_t bits0, uint32_t bits1)
+{
+  double pair[2];
+  khost__rng_normal_pair(bits0, bits1, pair);
+  return pair[0];
 }

@@ -19,4 +19,8 @@ double khost__rng_unit(uint32_t bits);
 /* A standard normal value from two words (Box-Muller, first output). */
 double khost__rng_normal(uint32_t bits0, uint32_t bits1);
 
+/* Both Box-Muller outputs of two words: out[0] = khost__rng_normal(bits0, bits1)
+ * (the cosine), out[1] its independent sine twin. */
+void khost__rng_normal_pair(uint32_t bits0, uint32_t bits1, double out[2]);
+
 #endif

@@ -234,6 +234,7 @@ Test(fp16, rounds_once_to_nearest_even)
     {0x1p-14 - 0x1p-25, 0x0400},        /* tie between the largest subnormal and 2^-14 */
     {-0.0, 0x8000},
     {1e-300, 0x0000},
+    {-0x1p-1074, 0x8000},               /* a double subnormal */
   };
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
     cr_expect_eq(khost__fp16_encode(rows[i].x), rows[i].code, "fp16(%a) = %#x, want %#x", rows[i].x,

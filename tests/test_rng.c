@@ -104,29 +104,47 @@ Test(rng_normal, is_finite_at_the_extremes)
   }
 }
 
-/* With 2^18 samples the standard error of the mean is 0.002 and of the variance
- * about 0.003, so these bounds are 5 or more standard errors wide. */
-Test(rng_normal, has_mean_zero_variance_one_and_symmetric_tails)
+Test(rng_normal, pair_is_cosine_and_sine_of_one_radius)
+{
+  const uint32_t b0 = 0x12345678, b1 = 0x9abcdef0;
+  double pair[2];
+  khost__rng_normal_pair(b0, b1, pair);
+  cr_expect_eq(pair[0], khost__rng_normal(b0, b1), "the first of the pair is khost__rng_normal");
+  double r2 = -2.0 * log(khost__rng_unit(b0));
+  cr_expect(fabs(pair[0] * pair[0] + pair[1] * pair[1] - r2) < 1e-12 * r2, "both come from one radius");
+  cr_expect(fabs(atan2(pair[1], pair[0]) - (2 * M_PI * khost__rng_unit(b1) - 2 * M_PI)) < 1e-9,
+            "the angle is 2 pi u1 (here in (pi, 2 pi))");
+}
+
+/* With 2^18 samples of each output the standard error of a mean is 0.002, of a
+ * variance about 0.003 and of the correlation 0.002, so these bounds are 5 or
+ * more standard errors wide. */
+Test(rng_normal, pairs_have_mean_zero_variance_one_no_correlation_and_symmetric_tails)
 {
   enum { N = 1 << 18 };
-  double sum = 0, sum2 = 0;
+  double sum[2] = {0}, sum2[2] = {0}, cross = 0;
   long beyond2 = 0, below_minus2 = 0;
-  for (uint64_t i = 0; i < N / 2; i++) {
+  for (uint64_t i = 0; i < N; i++) {
     uint32_t w[4];
+    double z[2];
     khost__rng_block(5, 9, i, w);
+    khost__rng_normal_pair(w[0], w[1], z);
     for (int h = 0; h < 2; h++) {
-      double z = khost__rng_normal(w[2 * h], w[2 * h + 1]);
-      sum += z;
-      sum2 += z * z;
-      beyond2 += z > 2;
-      below_minus2 += z < -2;
+      sum[h] += z[h];
+      sum2[h] += z[h] * z[h];
+      beyond2 += z[h] > 2;
+      below_minus2 += z[h] < -2;
     }
+    cross += z[0] * z[1];
   }
-  double mean = sum / N, var = sum2 / N - mean * mean;
-  cr_expect(fabs(mean) < 0.01, "mean %g", mean);
-  cr_expect(fabs(var - 1) < 0.02, "variance %g", var);
-  /* P(z > 2) = 0.02275: 5964 expected, standard deviation 76. */
-  cr_expect(labs(beyond2 - 5964) < 400 && labs(below_minus2 - 5964) < 400, "tails %ld %ld", beyond2,
+  for (int h = 0; h < 2; h++) {
+    double mean = sum[h] / N, var = sum2[h] / N - mean * mean;
+    cr_expect(fabs(mean) < 0.01, "output %d: mean %g", h, mean);
+    cr_expect(fabs(var - 1) < 0.02, "output %d: variance %g", h, var);
+  }
+  cr_expect(fabs(cross / N) < 0.01, "correlation %g", cross / N);
+  /* P(z > 2) = 0.02275 over 2^19 values: 11927 expected, standard deviation 108. */
+  cr_expect(labs(beyond2 - 11927) < 600 && labs(below_minus2 - 11927) < 600, "tails %ld %ld", beyond2,
             below_minus2);
 }
 

@@ -67,21 +67,37 @@ static int passes(const khost__case *c, double got, double ref)
 
 /* ---- the generator ---- */
 
+/* Element e against the documented recipe, every `stride`-th element. */
+static void expect_documented(const rows *r, uint64_t seed, double sigma, double offset_max, int64_t stride)
+{
+  for (int64_t e = 0; e < r->m * r->n; e += stride) {
+    uint32_t w[4], o[4];
+    double z[2];
+    khost__rng_block(seed, 0, (uint64_t)e / 4, w);
+    khost__rng_block(seed, 0x80000000u, (uint64_t)(e / r->n), o);
+    khost__rng_normal_pair(w[e % 4 / 2 * 2], w[e % 4 / 2 * 2 + 1], z);
+    double offset = offset_max * (2 * khost__rng_unit(o[0]) - 1);
+    cr_assert_eq(r->x[e], round_to(r->dtype, offset + sigma * z[e % 2]), "%s element %ld",
+                 khost__dtype_name(r->dtype), (long)e);
+  }
+}
+
 Test(rowwise_generate, draws_the_documented_values)
 {
   const char *dtypes[] = {"fp16", "bf16", "fp32"};
   for (int d = 0; d < 3; d++) {
     rows r = make("softmax_online", "3", "5", dtypes[d], 17);
-    for (int64_t e = 0; e < r.m * r.n; e++) {
-      uint32_t w[4], o[4];
-      khost__rng_block(17, 0, (uint64_t)e / 2, w);
-      khost__rng_block(17, 0x80000000u, (uint64_t)(e / r.n), o);
-      double offset = 100.0 * (2 * khost__rng_unit(o[0]) - 1);
-      double want = round_to(r.dtype, offset + 2.0 * khost__rng_normal(w[2 * (e % 2)], w[2 * (e % 2) + 1]));
-      cr_expect_eq(r.x[e], want, "%s element %ld", dtypes[d], (long)e);
-    }
+    expect_documented(&r, 17, 2.0, 100.0, 1);
     free(r.x);
   }
+}
+
+/* 2^22 elements are split over threads; the split must not show. */
+Test(rowwise_generate, a_large_tensor_is_the_same_however_it_is_split)
+{
+  rows r = make("reduce_sum", "64", "65536", "bf16", 18);
+  expect_documented(&r, 18, 1.0, 0.0, 3);
+  free(r.x);
 }
 
 Test(rowwise_generate, reduce_input_is_standard_normal)

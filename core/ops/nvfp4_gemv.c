@@ -97,8 +97,8 @@ static void fill_fp4(uint64_t seed, int index, uint8_t *dst, uint64_t nbytes)
  * Why so small: every product is at most 6 * 6 * 0.234375^2 = 1.98, so for
  * k <= 16384 no output can exceed 32400, inside fp16's 65504 whatever the draw;
  * and the root-mean-square product is about 0.095, so a row's fp32 sum stays
- * small enough that an fp32 accumulator's rounding (about u32 * k * 0.095, under
- * 1e-4 at k = 16384) is far below atol even when a row cancels to near zero. */
+ * small enough that an fp32 accumulator's rounding (below u32 * k * 0.095 = 1e-4
+ * at k = 16384; about 1e-6 measured) is far below atol even when a row cancels. */
 static uint8_t scale_code(uint32_t bits)
 {
   if ((bits & 63) == 0) return (uint8_t)(1 + (bits >> 6) % 7);

@@ -1,7 +1,9 @@
 #include "ops/rowwise.h"
 
-#include <math.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "formats.h"
 #include "rng.h"
@@ -67,22 +69,82 @@ static double row_offset(uint64_t seed, int index, uint64_t row, double offset_m
   return offset_max * (2 * khost__rng_unit(w[0]) - 1);
 }
 
+/* Rows [row_begin, row_end) of one generate call: a share for one thread. */
+typedef struct rows_job {
+  khost__rowwise_dims d;
+  uint64_t seed;
+  int index;
+  void *dst;
+  khost__rowwise_draw draw;
+  uint64_t row_begin, row_end;
+} rows_job;
+
+static void generate_rows(const rows_job *job)
+{
+  uint64_t n = (uint64_t)job->d.n, block = UINT64_MAX;
+  double z[4];
+  for (uint64_t i = job->row_begin; i < job->row_end; i++) {
+    double offset = row_offset(job->seed, job->index, i, job->draw.offset_max);
+    for (uint64_t e = i * n; e < (i + 1) * n; e++) {
+      /* Block e/4 gives elements 4q..4q+3: the two Box-Muller pairs of words
+       * (0, 1) and (2, 3), cosine then sine. Each value depends on (seed, index, e). */
+      if (e / 4 != block) {
+        uint32_t w[4];
+        block = e / 4;
+        khost__rng_block(job->seed, (uint32_t)job->index, block, w);
+        khost__rng_normal_pair(w[0], w[1], z);
+        khost__rng_normal_pair(w[2], w[3], z + 2);
+      }
+      store(job->d.dtype, job->dst, e, offset + job->draw.sigma * z[e % 4]);
+    }
+  }
+}
+
+static void *run_rows_job(void *job)
+{
+  generate_rows(job);
+  return NULL;
+}
+
+/* Box-Muller costs tens of ns per value, seconds for the perf suites' 2^26-element
+ * tensors, so large tensors are split by rows over the machine's cores. Values
+ * depend on the element alone, so the split cannot change a bit. */
+#define MAX_THREADS 16
+#define ELEMENTS_PER_THREAD (UINT64_C(1) << 20)
+
+static int thread_count(khost__rowwise_dims d)
+{
+  uint64_t by_size = (uint64_t)d.m * (uint64_t)d.n / ELEMENTS_PER_THREAD;
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  uint64_t t = cores < 1 ? 1 : (uint64_t)cores;
+  if (t > MAX_THREADS) t = MAX_THREADS;
+  if (t > by_size) t = by_size;
+  if (t > (uint64_t)d.m) t = (uint64_t)d.m;
+  return t < 1 ? 1 : (int)t;
+}
+
 void khost__rowwise_generate(const khost__case *c, uint64_t seed, int index, void *dst,
                              khost__rowwise_draw draw)
 {
   khost__rowwise_dims d = khost__rowwise_dims_of(c);
-  uint64_t block = UINT64_MAX;
-  uint32_t w[4];
-  for (uint64_t i = 0; i < (uint64_t)d.m; i++) {
-    double offset = row_offset(seed, index, i, draw.offset_max);
-    for (uint64_t e = i * (uint64_t)d.n; e < (i + 1) * (uint64_t)d.n; e++) {
-      /* Element e takes words 2*(e%2) and 2*(e%2)+1 of block e/2: one Philox call
-       * serves two elements, and each value depends on (seed, index, e) alone. */
-      if (e / 2 != block) {
-        block = e / 2;
-        khost__rng_block(seed, (uint32_t)index, block, w);
-      }
-      store(d.dtype, dst, e, offset + draw.sigma * khost__rng_normal(w[2 * (e % 2)], w[2 * (e % 2) + 1]));
+  int nthreads = thread_count(d);
+  rows_job jobs[MAX_THREADS];
+  pthread_t threads[MAX_THREADS];
+  bool started[MAX_THREADS] = {false};
+  for (int t = 0; t < nthreads; t++) {
+    jobs[t] = (rows_job){d, seed, index, dst, draw, (uint64_t)d.m * (uint64_t)t / (uint64_t)nthreads,
+                         (uint64_t)d.m * (uint64_t)(t + 1) / (uint64_t)nthreads};
+  }
+  /* A thread that cannot start leaves its rows to this one. */
+  for (int t = 1; t < nthreads; t++) {
+    started[t] = pthread_create(&threads[t], NULL, run_rows_job, &jobs[t]) == 0;
+  }
+  generate_rows(&jobs[0]);
+  for (int t = 1; t < nthreads; t++) {
+    if (started[t]) {
+      pthread_join(threads[t], NULL);
+    } else {
+      generate_rows(&jobs[t]);
     }
   }
 }

@@ -12,8 +12,6 @@ namespace {
 
 using namespace khost__cute;
 
-constexpr int WORDS_IN_FLIGHT = 4; /* per thread and step: 64 bytes on the vector path */
-
 template <class T, class V, class RS>
 __global__ void __launch_bounds__(RS::THREADS, RS::MIN_BLOCKS) reduce_rows(const V *in, T *out, int m, int nvec)
 {
@@ -26,17 +24,12 @@ __global__ void __launch_bounds__(RS::THREADS, RS::MIN_BLOCKS) reduce_rows(const
 
   float acc[RS::NV] = {};
   for (int step = 0; step < size<2>(tIn); step++) {
-    V w[RS::NV];
+    fragment<T, V, RS::NV> f;
+    load_fragment(f, tIn, tPos, shape(words), step, 0.0f);
 #pragma unroll
     for (int j = 0; j < RS::NV; j++)
-      if (elem_less(tPos(0, j, step), shape(words))) w[j] = tIn(0, j, step);
 #pragma unroll
-    for (int j = 0; j < RS::NV; j++) {
-      float x[VEC];
-      unpack<T>(w[j], x);
-#pragma unroll
-      for (int i = 0; i < VEC; i++) acc[j] += x[i];
-    }
+      for (int i = 0; i < VEC; i++) acc[j] += f.x[j][i];
   }
   float sum = 0.0f;
 #pragma unroll
@@ -59,16 +52,18 @@ int launch(const khost_input *in, const khost__cute_rows &rows)
   return KHOST_STATUS_OK;
 }
 
-/* Warps per row unless rows are long and too few to give the GPU about 64K warps'
- * worth of rows (132 SMs x 64 warps = 8448 warps); 8 threads when a row is at
- * most one step of 32 words. */
+/* Warps per row unless rows are long and too few to fill the GPU with warps
+ * (132 SMs x 64 warps = 8448 warps); 8 threads when a row is at most one step.
+ * Steps are 4 words (64 bytes) per thread on the vector path, 8 elements on
+ * the element path. */
 template <class T, class V>
 int launch_for_shape(const khost_input *in, const khost__cute_rows &rows)
 {
+  constexpr int NV = std::is_same_v<T, V> ? 8 : 4;
   int64_t nvec = rows.n / lanes_of<T, V>;
-  if (nvec <= 8 * WORDS_IN_FLIGHT) return launch<T, V, row_shape<8, WORDS_IN_FLIGHT>>(in, rows);
-  if (nvec <= 512 || rows.m >= 8192) return launch<T, V, row_shape<32, WORDS_IN_FLIGHT>>(in, rows);
-  return launch<T, V, row_shape<256, WORDS_IN_FLIGHT>>(in, rows);
+  if (nvec <= 8 * NV) return launch<T, V, row_shape<8, NV>>(in, rows);
+  if (nvec <= 128 * NV || rows.m >= 8192) return launch<T, V, row_shape<32, NV>>(in, rows);
+  return launch<T, V, row_shape<256, NV>>(in, rows);
 }
 
 int supports(const khost_input *in)

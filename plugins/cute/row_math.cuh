@@ -70,12 +70,23 @@ struct softmax_stat {
   float sum;
 };
 
-/* exp(x - max) as exp2 with a log2(e) prescale: ex2 is one MUFU op with about
- * 2 ulp error; the relative error added by rounding (x - max) * log2(e) is
- * about |x - max| * 2^-24, below 1e-6 for the |x - max| < 16 that carry weight. */
+/* 2^x by the MUFU unit (ex2.approx, the op behind exp2f, 2 ulp); .ftz flushes
+ * results below 2^-126 to zero, an absolute error under 1.2e-38. exp2f itself
+ * adds range checks for subnormal results that cost more than the MUFU op. */
+__device__ __forceinline__ float exp2_fast(float x)
+{
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+
+/* exp(x - max) as exp2 with a log2(e) prescale. Rounding (x - max) * log2(e)
+ * adds a relative error of about |x - max| * 2^-24 to the result (below 1e-6
+ * for the |x - max| < 16 that carry weight), the same order that rounding
+ * x - max alone gives any fp32 exp. */
 __device__ __forceinline__ float exp_shifted(float x, float max)
 {
-  return exp2f((x - max) * LOG2E);
+  return exp2_fast((x - max) * LOG2E);
 }
 
 /* Merges two partial statistics: the online-softmax rescale. A side whose max
@@ -133,23 +144,34 @@ struct fragment {
   bool valid[NV];
 };
 
-/* Loads and widens the valid words of `step` of a thread slice (1, NV, steps);
- * all NV loads are issued before any conversion uses them. */
+/* The word whose elements all equal value (rounded to T). */
+template <class T, class V>
+__device__ __forceinline__ V splat(float value)
+{
+  float x[lanes_of<T, V>];
+#pragma unroll
+  for (int i = 0; i < lanes_of<T, V>; i++) x[i] = value;
+  return pack<T, V>(x);
+}
+
+/* Loads and widens the words of `step` of a thread slice (1, NV, steps); words
+ * outside the tensor read as `fill` (the identity of the caller's reduction), so
+ * the arithmetic needs no predicates. All NV loads are issued before any use. */
 template <class T, class V, int NV, class Src, class Pos, class Shape>
 __device__ __forceinline__ void load_fragment(fragment<T, V, NV> &f, const Src &src, const Pos &pos,
-                                              const Shape &shape, int step)
+                                              const Shape &shape, int step, float fill)
 {
   V words[NV];
 #pragma unroll
   for (int j = 0; j < NV; j++) {
     f.valid[j] = cute::elem_less(pos(0, j, step), shape);
-    if (f.valid[j]) words[j] = src(0, j, step);
+    words[j] = f.valid[j] ? src(0, j, step) : splat<T, V>(fill);
   }
 #pragma unroll
   for (int j = 0; j < NV; j++) unpack<T>(words[j], f.x[j]);
 }
 
-/* Statistics of the valid elements of a fragment (the online update at the
+/* Statistics of a fragment loaded with fill -inf (the online update at the
  * granularity of one thread's step: one max, then one sum against it). */
 template <class T, class V, int NV>
 __device__ __forceinline__ softmax_stat fragment_stat(const fragment<T, V, NV> &f)
@@ -158,14 +180,14 @@ __device__ __forceinline__ softmax_stat fragment_stat(const fragment<T, V, NV> &
 #pragma unroll
   for (int j = 0; j < NV; j++)
 #pragma unroll
-    for (int i = 0; i < lanes_of<T, V>; i++) max = f.valid[j] ? fmaxf(max, f.x[j][i]) : max;
-  /* Elements of -inf (or no elements) contribute 0, not exp(-inf - -inf). */
+    for (int i = 0; i < lanes_of<T, V>; i++) max = fmaxf(max, f.x[j][i]);
+  /* When every element is -inf (or outside), the sum is 0, not exp(-inf - -inf). */
   float base = max == -INFINITY ? 0.0f : max;
   float sum = 0.0f;
 #pragma unroll
   for (int j = 0; j < NV; j++)
 #pragma unroll
-    for (int i = 0; i < lanes_of<T, V>; i++) sum += f.valid[j] ? exp_shifted(f.x[j][i], base) : 0.0f;
+    for (int i = 0; i < lanes_of<T, V>; i++) sum += exp_shifted(f.x[j][i], base);
   return {max, sum};
 }
 

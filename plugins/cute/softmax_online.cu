@@ -44,7 +44,7 @@ __global__ void __launch_bounds__(RS::THREADS, RS::MIN_BLOCKS) softmax_resident(
   Tensor tPos = thread_words<RS>(make_identity_tensor(shape(words)), blockIdx.x);
 
   fragment<T, V, RS::NV> f;
-  load_fragment(f, tIn, tPos, shape(words), 0);
+  load_fragment(f, tIn, tPos, shape(words), 0, -INFINITY);
   softmax_stat stat = group_reduce<RS::TPR>(fragment_stat(f), merge_op{}, scratch);
   write_fragment(f, stat, [&](int j) -> V & { return tOut(0, j, 0); });
 }
@@ -66,12 +66,12 @@ __global__ void __launch_bounds__(RS::THREADS, RS::MIN_BLOCKS) softmax_streaming
   fragment<T, V, RS::NV> f;
   softmax_stat stat = {-INFINITY, 0.0f};
   for (int step = 0; step < size<2>(tIn); step++) {
-    load_fragment(f, tIn, tPos, shape(words), step);
+    load_fragment(f, tIn, tPos, shape(words), step, -INFINITY);
     stat = merge(stat, fragment_stat(f));
   }
   stat = group_reduce<RS::TPR>(stat, merge_op{}, scratch);
   for (int step = 0; step < size<2>(tIn); step++) {
-    load_fragment(f, tIn, tPos, shape(words), step);
+    load_fragment(f, tIn, tPos, shape(words), step, -INFINITY);
     write_fragment(f, stat, [&](int j) -> V & { return tOut(0, j, step); });
   }
 }
@@ -93,19 +93,25 @@ int launch(const khost_input *in, const khost__cute_rows &rows)
 }
 
 /* The smallest shape whose TPR threads hold the row in registers, 16 elements
- * per thread (32 for the two widest shapes: 32 floats is what fits beside the
- * rest under the 64-register cap without spilling), so short rows still keep
- * several loads in flight per thread. Rows beyond 32K elements stream. */
+ * per thread, so short rows still keep several loads in flight per thread; 32
+ * for the two widest vector shapes (32 floats fit beside the rest under the
+ * 64-register cap without spilling). The element path spills at 32 separate
+ * words, so it stops at 16K elements. Longer rows stream. */
 template <class T, class V>
 int launch_for_shape(const khost_input *in, const khost__cute_rows &rows)
 {
+  constexpr bool WORDS = !std::is_same_v<T, V>;
   int64_t n = rows.n;
   if (n <= 4 * 16) return launch<T, V, elements_shape<T, V, 4, 16>, false>(in, rows);
   if (n <= 16 * 16) return launch<T, V, elements_shape<T, V, 16, 16>, false>(in, rows);
   if (n <= 64 * 16) return launch<T, V, elements_shape<T, V, 64, 16>, false>(in, rows);
   if (n <= 256 * 16) return launch<T, V, elements_shape<T, V, 256, 16>, false>(in, rows);
-  if (n <= 512 * 32) return launch<T, V, elements_shape<T, V, 512, 32>, false>(in, rows);
-  if (n <= 1024 * 32) return launch<T, V, elements_shape<T, V, 1024, 32>, false>(in, rows);
+  if constexpr (WORDS) {
+    if (n <= 512 * 32) return launch<T, V, elements_shape<T, V, 512, 32>, false>(in, rows);
+    if (n <= 1024 * 32) return launch<T, V, elements_shape<T, V, 1024, 32>, false>(in, rows);
+  } else {
+    if (n <= 1024 * 16) return launch<T, V, elements_shape<T, V, 1024, 16>, false>(in, rows);
+  }
   return launch<T, V, elements_shape<T, V, 512, 16>, true>(in, rows);
 }
 

@@ -5,7 +5,9 @@
 #include "parallel.h"
 #include "reference.h"
 
-/* Square tiles keep both the rows read and the columns written in cache. */
+/* Square tiles, staged through a local buffer: each source row segment is read
+ * and each destination row segment written in one burst, so the power-of-two
+ * strides of typical shapes cannot make the lines of one tile evict each other. */
 enum { TILE = 32 };
 
 static int64_t min64(int64_t a, int64_t b)
@@ -17,12 +19,16 @@ static int64_t min64(int64_t a, int64_t b)
 static inline void transpose_tile(const khost__reference_rows *rows, int64_t i0, int64_t i1, int64_t j0,
                                   int64_t j1, size_t element_bytes)
 {
+  unsigned char tile[TILE * TILE * sizeof(float)];
   const unsigned char *src = rows->in;
   unsigned char *dst = rows->out;
   for (int64_t i = i0; i < i1; i++)
-    for (int64_t j = j0; j < j1; j++)
-      memcpy(dst + (size_t)(j * rows->m + i) * element_bytes, src + (size_t)(i * rows->n + j) * element_bytes,
-             element_bytes);
+    memcpy(tile + (size_t)(i - i0) * TILE * element_bytes, src + (size_t)(i * rows->n + j0) * element_bytes,
+           (size_t)(j1 - j0) * element_bytes);
+  for (int64_t j = j0; j < j1; j++)
+    for (int64_t i = i0; i < i1; i++)
+      memcpy(dst + (size_t)(j * rows->m + i) * element_bytes,
+             tile + ((size_t)(i - i0) * TILE + (size_t)(j - j0)) * element_bytes, element_bytes);
 }
 
 static void transpose_rows(void *arg, int worker, int64_t begin, int64_t end)

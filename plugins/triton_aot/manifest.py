@@ -32,9 +32,10 @@ def _variant(name, op, source, function, signature, constexprs, num_warps, dtype
           "dtype": dtype, "aligned": aligned}
 
 
-def _rowwise_signature(elem, aligned):
+def _rowwise_signature(elem, aligned, m_aligned=False):
   hint = ":16" if aligned else ""
-  return {"x": f"*{elem}{hint}", "y": f"*{elem}{hint}", "m": "i32", "n": f"i32{hint}"}
+  m_hint = hint if m_aligned else ""
+  return {"x": f"*{elem}{hint}", "y": f"*{elem}{hint}", "m": f"i32{m_hint}", "n": f"i32{hint}"}
 
 
 def _nvfp4_gemv():
@@ -55,7 +56,7 @@ def _copy_transpose():
     for bm, bn, w, aligned in ((128, 128, 8, True), (64, 64, 4, True), (64, 64, 4, False)):
       suffix = "" if aligned else "_any"
       out.append(_variant(f"copy_b{bits}_t{bm}x{bn}_w{w}{suffix}", "copy_transpose", "copy_transpose.py",
-                          "copy_transpose", _rowwise_signature(elem, aligned),
+                          "copy_transpose", _rowwise_signature(elem, aligned, m_aligned=True),
                           {"BLOCK_M": bm, "BLOCK_N": bn}, w, f"b{bits}", aligned))
   return out
 

@@ -9,6 +9,19 @@ The second sweep re-reads the row, usually from L2, since the row was just read.
 import triton
 import triton.language as tl
 
+LOG2E = tl.constexpr(1.4426950408889634)
+# MUFU.EX2 alone. Triton's own exp also rescales arguments so that results below 2^-126
+# come out subnormal, three more instructions per element; a softmax term that small
+# is zero in every output dtype, or below any fp32 tolerance.
+_EX2_FTZ = tl.constexpr("ex2.approx.ftz.f32 $0, $1;")
+
+
+@triton.jit
+def _exp_minus(t, shift):
+  """exp(t - shift), one FFMA and one MUFU.EX2 per element."""
+  return tl.inline_asm_elementwise(_EX2_FTZ, "=f,f", [t * LOG2E - shift * LOG2E], dtype=tl.float32,
+                                   is_pure=True, pack=1)
+
 
 @triton.jit
 def softmax_tile(x, y, m, n, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
@@ -19,7 +32,7 @@ def softmax_tile(x, y, m, n, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
   ok = ((row0 + r) < m)[:, None] & (c < n)[None, :]
   offs = row0.to(tl.int64) * n + r[:, None] * n + c[None, :]
   t = tl.load(x + offs, mask=ok, other=-float("inf")).to(tl.float32)
-  e = tl.exp(t - tl.max(t, axis=1)[:, None])
+  e = _exp_minus(t, tl.max(t, axis=1)[:, None])
   out = e * (1.0 / tl.sum(e, axis=1))[:, None]
   tl.store(y + offs, out.to(y.dtype.element_ty), mask=ok)
 
@@ -35,13 +48,13 @@ def _chunk(row_ptr, c0, n, MASK: tl.constexpr, BLOCK_N: tl.constexpr):
 @triton.jit
 def _absorb(run_max, run_sum, t):
   new_max = tl.maximum(run_max, tl.max(t, axis=0))
-  return new_max, run_sum * tl.exp(run_max - new_max) + tl.sum(tl.exp(t - new_max), axis=0)
+  return new_max, run_sum * _exp_minus(run_max, new_max) + tl.sum(_exp_minus(t, new_max), axis=0)
 
 
 @triton.jit
 def _emit(row_out, c0, n, t, run_max, inv_sum, MASK: tl.constexpr, BLOCK_N: tl.constexpr):
   cols = c0 + tl.arange(0, BLOCK_N)
-  out = (tl.exp(t - run_max) * inv_sum).to(row_out.dtype.element_ty)
+  out = (_exp_minus(t, run_max) * inv_sum).to(row_out.dtype.element_ty)
   if MASK:
     tl.store(row_out + cols, out, mask=cols < n)
   else:

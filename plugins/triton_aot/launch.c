@@ -1,0 +1,138 @@
+#include "launch.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver.h"
+#include "khost/plugin.h"
+#include "message.h"
+
+/* Triton 3 kernels take a global and a profile scratch pointer after their own
+ * parameters; variants needing either are refused at build time, so both are NULL. */
+#define SCRATCH_ARGS 2
+#define MAX_ARGS 16
+/* Above this a kernel must opt in to more dynamic shared memory. */
+#define DEFAULT_SHARED_LIMIT (48 * 1024)
+
+/* What a variant's module is loaded as, in the context it was loaded in. */
+typedef struct loaded {
+  CUcontext ctx;
+  CUmodule module;
+  CUfunction fn;
+} loaded;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static loaded *cache; /* khost__triton_nvariants entries, allocated on first use */
+
+static int current_context(const khost__cu *cu, CUcontext *ctx, char *err, size_t err_size)
+{
+  CUresult rc = cu->CtxGetCurrent(ctx);
+  if (rc != CUDA_SUCCESS) return KHOST__CU_FAIL(cu, rc, err, err_size);
+  if (!*ctx)
+    return khost__triton_errorf(err, err_size, KHOST_STATUS_DEVICE_ERROR,
+                                "%s:%d: no current CUDA context on the calling thread",
+                                khost__triton_basename(__FILE__), __LINE__);
+  return KHOST_STATUS_OK;
+}
+
+static int load_module(const khost__cu *cu, const khost__triton_variant *v, CUcontext ctx, loaded *slot,
+                       char *err, size_t err_size)
+{
+  loaded fresh = {ctx, NULL, NULL};
+  CUresult rc = cu->ModuleLoadData(&fresh.module, v->cubin);
+  if (rc == CUDA_SUCCESS) rc = cu->ModuleGetFunction(&fresh.fn, fresh.module, v->kernel);
+  if (rc == CUDA_SUCCESS && v->shared_bytes > DEFAULT_SHARED_LIMIT)
+    rc = cu->FuncSetAttribute(fresh.fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, v->shared_bytes);
+  if (rc != CUDA_SUCCESS) {
+    int status = KHOST__CU_FAIL(cu, rc, err, err_size);
+    if (fresh.module) cu->ModuleUnload(fresh.module);
+    return status;
+  }
+  /* A module of another context is left to that context, which frees it when it
+   * is destroyed; unloading it would need that context made current here. */
+  *slot = fresh;
+  return KHOST_STATUS_OK;
+}
+
+static int function_of(const khost__cu *cu, const khost__triton_variant *v, CUfunction *fn, char *err,
+                       size_t err_size)
+{
+  CUcontext ctx;
+  int status = current_context(cu, &ctx, err, err_size);
+  if (status != KHOST_STATUS_OK) return status;
+  pthread_mutex_lock(&lock);
+  if (!cache) cache = calloc((size_t)khost__triton_nvariants, sizeof *cache);
+  if (!cache) {
+    status = khost__triton_errorf(err, err_size, KHOST_STATUS_INTERNAL, "out of host memory");
+    goto unlock;
+  }
+  loaded *slot = &cache[v - khost__triton_variants];
+  if (slot->ctx != ctx || !slot->fn) status = load_module(cu, v, ctx, slot, err, err_size);
+  if (status == KHOST_STATUS_OK) *fn = slot->fn;
+unlock:
+  pthread_mutex_unlock(&lock);
+  return status;
+}
+
+int khost__triton_launch(const khost__triton_variant *v, const char *expected, void *const *args,
+                         const unsigned int grid[3], void *stream, char *err, size_t err_size)
+{
+  size_t nargs = strlen(expected);
+  if (strcmp(v->args, expected) != 0 || nargs > MAX_ARGS)
+    return khost__triton_errorf(err, err_size, KHOST_STATUS_INTERNAL,
+                                "variant %s takes arguments \"%s\", its launcher passes \"%s\"", v->name,
+                                v->args, expected);
+  if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0) return KHOST_STATUS_OK;
+  const khost__cu *cu;
+  CUfunction fn = NULL;
+  int status = khost__cu_open(&cu, err, err_size);
+  if (status == KHOST_STATUS_OK) status = function_of(cu, v, &fn, err, err_size);
+  if (status != KHOST_STATUS_OK) return status;
+  CUdeviceptr scratch[SCRATCH_ARGS] = {0, 0};
+  void *params[MAX_ARGS + SCRATCH_ARGS];
+  memcpy(params, args, nargs * sizeof *params);
+  for (size_t i = 0; i < SCRATCH_ARGS; i++) params[nargs + i] = &scratch[i];
+  CUresult rc = cu->LaunchKernel(fn, grid[0], grid[1], grid[2], (unsigned int)v->num_warps * 32, 1, 1,
+                                 (unsigned int)v->shared_bytes, (CUstream)stream, params, NULL);
+  return rc == CUDA_SUCCESS ? KHOST_STATUS_OK : KHOST__CU_FAIL(cu, rc, err, err_size);
+}
+
+/* Asked once per context: it sits on every launch path of the GEMV. */
+int khost__triton_sm_count(int *count, char *err, size_t err_size)
+{
+  static CUcontext known_ctx;
+  static int known_count;
+  const khost__cu *cu;
+  CUcontext ctx;
+  CUdevice device;
+  int status = khost__cu_open(&cu, err, err_size);
+  if (status == KHOST_STATUS_OK) status = current_context(cu, &ctx, err, err_size);
+  if (status != KHOST_STATUS_OK) return status;
+  pthread_mutex_lock(&lock);
+  CUresult rc = CUDA_SUCCESS;
+  if (known_ctx != ctx) {
+    rc = cu->CtxGetDevice(&device);
+    if (rc == CUDA_SUCCESS)
+      rc = cu->DeviceGetAttribute(&known_count, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device);
+    known_ctx = rc == CUDA_SUCCESS ? ctx : NULL;
+  }
+  *count = known_count;
+  pthread_mutex_unlock(&lock);
+  return rc == CUDA_SUCCESS ? KHOST_STATUS_OK : KHOST__CU_FAIL(cu, rc, err, err_size);
+}
+
+void khost__triton_release(void)
+{
+  const khost__cu *cu;
+  CUcontext ctx = NULL;
+  pthread_mutex_lock(&lock);
+  if (cache && khost__cu_open(&cu, NULL, 0) == KHOST_STATUS_OK && cu->CtxGetCurrent(&ctx) == CUDA_SUCCESS) {
+    for (int i = 0; i < khost__triton_nvariants; i++)
+      if (cache[i].module && cache[i].ctx == ctx) cu->ModuleUnload(cache[i].module);
+  }
+  free(cache);
+  cache = NULL;
+  pthread_mutex_unlock(&lock);
+  khost__cu_close();
+}

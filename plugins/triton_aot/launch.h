@@ -1,0 +1,26 @@
+/* Launching a compiled variant: its module is loaded into the calling thread's
+ * current context on first use and cached for the process. */
+#ifndef KHOST_TRITON_LAUNCH_H
+#define KHOST_TRITON_LAUNCH_H
+
+#include <stddef.h>
+
+#include "variant.h"
+
+/* Enqueues variant v on stream (a CUstream; NULL is the legacy default stream) with
+ * grid[0..2] programs of v->num_warps warps. args points at the kernel's parameter
+ * values in order; `expected` spells their kinds as in variant.h and must equal
+ * v->args (a mismatch is KHOST_STATUS_INTERNAL, caught before any launch). An empty
+ * grid launches nothing. Driver failures are KHOST_STATUS_DEVICE_ERROR with
+ * "file:line: CUDA_ERROR_NAME: text" in err. */
+int khost__triton_launch(const khost__triton_variant *v, const char *expected, void *const *args,
+                         const unsigned int grid[3], void *stream, char *err, size_t err_size);
+
+/* Stores the multiprocessor count of the current context's device in *count. */
+int khost__triton_sm_count(int *count, char *err, size_t err_size);
+
+/* Unloads the modules loaded in the current context, forgets all others (their
+ * contexts release them), and unloads the driver. For the plugin's fini. */
+void khost__triton_release(void);
+
+#endif

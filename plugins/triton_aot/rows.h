@@ -1,0 +1,35 @@
+/* The launcher the row-wise ops share (copy_transpose, reduce_sum,
+ * softmax_online): params m and n, one fp16, bf16 or fp32 input [m, n], one
+ * output of the same dtype, kernels taking (x, y, m, n). Each op file supplies its
+ * rule and grid. */
+#ifndef KHOST_TRITON_ROWS_H
+#define KHOST_TRITON_ROWS_H
+
+#include "khost/plugin.h"
+#include "select.h"
+
+/* How a row-wise op's output shape follows its input [m, n]. */
+typedef enum khost__triton_rows_out {
+  KHOST__TRITON_OUT_SAME,       /* [m, n] */
+  KHOST__TRITON_OUT_TRANSPOSED, /* [n, m] */
+  KHOST__TRITON_OUT_REDUCED     /* [m] */
+} khost__triton_rows_out;
+
+/* One row-wise op. Static. */
+typedef struct khost__triton_rows_op {
+  khost__triton_rows_out out_kind;
+  khost__triton_rule rule;
+  /* Programs (the 1-D grid) variant v launches for s; cannot_run keeps it <= INT32_MAX. */
+  int64_t (*programs)(const khost__triton_variant *v, const khost__triton_shape *s);
+} khost__triton_rows_op;
+
+/* khost_kernel.supports for op: OK when a variant can run in, else UNSUPPORTED
+ * (or INVALID_ARGUMENT for a malformed input) with the reason in in->error.
+ * shape.aligned means: both pointers 16-byte aligned, n a multiple of 16, and m
+ * too for a transposed output (its rows have m elements). */
+int khost__triton_rows_supports(const khost_input *in, const khost__triton_rows_op *op);
+
+/* khost_kernel.run for op: validates, selects and enqueues on in->stream. */
+int khost__triton_rows_run(const khost_input *in, const khost__triton_rows_op *op);
+
+#endif

@@ -1,0 +1,68 @@
+#include "select.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "khost/plugin.h"
+#include "message.h"
+
+static const khost__triton_variant *find(const char *name)
+{
+  for (int i = 0; i < khost__triton_nvariants; i++)
+    if (strcmp(khost__triton_variants[i].name, name) == 0) return &khost__triton_variants[i];
+  return NULL;
+}
+
+static int forced(const khost__triton_rule *rule, const khost__triton_shape *s, const char *name,
+                  const khost__triton_variant **out, char *err, size_t err_size)
+{
+  const khost__triton_variant *v = find(name);
+  if (!v)
+    return khost__triton_errorf(err, err_size, KHOST_STATUS_UNSUPPORTED,
+                                "%s=%s names no variant of this plugin", KHOST_TRITON_VARIANT_ENV, name);
+  const char *why = rule->cannot_run(v, s);
+  if (why)
+    return khost__triton_errorf(err, err_size, KHOST_STATUS_UNSUPPORTED, "%s=%s cannot run this input: %s",
+                                KHOST_TRITON_VARIANT_ENV, name, why);
+  *out = v;
+  return KHOST_STATUS_OK;
+}
+
+int khost__triton_select(const khost__triton_rule *rule, const khost__triton_shape *s,
+                         const khost__triton_variant **out, char *err, size_t err_size)
+{
+  const char *name = getenv(KHOST_TRITON_VARIANT_ENV);
+  const khost__triton_variant *named = name && *name ? find(name) : NULL;
+  /* A forced variant of another op leaves this op to its rule, so one run can
+   * force a GEMV variant while the other ops keep theirs. */
+  if (name && *name && (!named || strcmp(named->op, rule->op) == 0)) return forced(rule, s, name, out, err, err_size);
+  const khost__triton_variant *fallback = NULL;
+  const char *why = "no variant compiled for this op";
+  for (int i = 0; i < khost__triton_nvariants; i++) {
+    const khost__triton_variant *v = &khost__triton_variants[i];
+    if (strcmp(v->op, rule->op) != 0) continue;
+    const char *reason = rule->cannot_run(v, s);
+    if (reason) {
+      why = reason;
+      continue;
+    }
+    if (rule->preferred(v, s)) {
+      *out = v;
+      return KHOST_STATUS_OK;
+    }
+    fallback = v;
+  }
+  if (!fallback)
+    return khost__triton_errorf(err, err_size, KHOST_STATUS_UNSUPPORTED, "%s: no variant fits: %s", rule->op, why);
+  *out = fallback;
+  return KHOST_STATUS_OK;
+}
+
+const char *khost__triton_misfit(const khost__triton_variant *v, const khost__triton_shape *s, int size_only)
+{
+  if (v->dtype_bits != s->dtype_bits || (!size_only && v->dtype_code != s->dtype_code))
+    return "compiled for another element type";
+  if (v->aligned && !s->aligned)
+    return "needs 16-byte aligned pointers and rows of a multiple of 16 elements";
+  return NULL;
+}

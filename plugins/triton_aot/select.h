@@ -1,0 +1,45 @@
+/* Choosing one compiled variant for a call: the rule of each op (in its launcher
+ * file) over the variants of the generated table, in manifest order, with the
+ * KHOST_TRITON_VARIANT override for measuring every variant through khost. */
+#ifndef KHOST_TRITON_SELECT_H
+#define KHOST_TRITON_SELECT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "variant.h"
+
+/* Name of the environment variable that forces a variant by name. */
+#define KHOST_TRITON_VARIANT_ENV "KHOST_TRITON_VARIANT"
+
+/* What a rule looks at in one call. Plain value; dimensions an op lacks are 0. */
+typedef struct khost__triton_shape {
+  int64_t m, n, k, l;
+  uint8_t dtype_code, dtype_bits; /* the op's element type */
+  int aligned; /* every pointer 16-byte aligned and the row lengths the op's kernels
+                  assume aligned multiples of 16 elements */
+  int sms;     /* multiprocessors of the device; 0 where not asked (supports()) */
+} khost__triton_shape;
+
+/* One op's rule. Static. */
+typedef struct khost__triton_rule {
+  const char *op;
+  /* NULL when v can run s, else why not (a static string). */
+  const char *(*cannot_run)(const khost__triton_variant *v, const khost__triton_shape *s);
+  /* Nonzero when v is a good choice for s among the variants that can run it. */
+  int (*preferred)(const khost__triton_variant *v, const khost__triton_shape *s);
+} khost__triton_rule;
+
+/* Stores the variant for s in *out (a static table entry): the one named by
+ * KHOST_TRITON_VARIANT when it is a variant of this op; else the first variant of
+ * the op, in manifest order, that can run s and is preferred; else the last one
+ * that can run s. KHOST_STATUS_UNSUPPORTED with the reason when there is none, or
+ * when the forced variant cannot run s or names no variant at all. */
+int khost__triton_select(const khost__triton_rule *rule, const khost__triton_shape *s,
+                         const khost__triton_variant **out, char *err, size_t err_size);
+
+/* The part of cannot_run every op shares: the element type (only its size when
+ * size_only) and the alignment promise. NULL when both hold. */
+const char *khost__triton_misfit(const khost__triton_variant *v, const khost__triton_shape *s, int size_only);
+
+#endif

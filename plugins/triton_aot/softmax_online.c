@@ -1,0 +1,61 @@
+/* softmax_online on kernels/softmax_online.py. Rule (provisional until measured):
+ * the first variant in manifest order that can run the input: whole-row tiles
+ * (softmax_tile, n <= block_n) from the narrowest up, then the online two-sweep
+ * kernel (softmax_loop) for longer rows. 16-byte-access variants need aligned
+ * pointers and n % 16 == 0; the masked scalar ones run anything. */
+#include <stdint.h>
+#include <string.h>
+
+#include "rows.h"
+#include "triton_aot.h"
+
+static int is_tile(const khost__triton_variant *v)
+{
+  return strcmp(v->function, "softmax_tile") == 0;
+}
+
+static const char *cannot_run(const khost__triton_variant *v, const khost__triton_shape *s)
+{
+  const char *misfit = khost__triton_misfit(v, s, 0);
+  if (misfit) return misfit;
+  if (is_tile(v) && s->n > v->block_n) return "rows longer than the tile";
+  /* Offsets inside a tile of rows are 32-bit; the loop kernel's row bases are 64-bit. */
+  if (is_tile(v) && (int64_t)v->block_m * s->n > INT32_MAX) return "a tile's offsets would overflow 32 bits";
+  return NULL;
+}
+
+static int preferred(const khost__triton_variant *v, const khost__triton_shape *s)
+{
+  return 1;
+}
+
+/* softmax_loop runs one row per program. */
+static int64_t programs(const khost__triton_variant *v, const khost__triton_shape *s)
+{
+  int64_t rows = is_tile(v) ? v->block_m : 1;
+  return (s->m + rows - 1) / rows;
+}
+
+static const khost__triton_rows_op op = {
+  .out_kind = KHOST__TRITON_OUT_SAME,
+  .rule = {"softmax_online", cannot_run, preferred},
+  .programs = programs,
+};
+
+static int supports(const khost_input *in)
+{
+  return khost__triton_rows_supports(in, &op);
+}
+
+static int run(const khost_input *in)
+{
+  return khost__triton_rows_run(in, &op);
+}
+
+const khost_kernel khost__triton_softmax_online = {
+  .struct_size = sizeof(khost_kernel),
+  .op = "softmax_online",
+  .device_type = KHOST_DEVICE_CUDA,
+  .run = run,
+  .supports = supports,
+};
