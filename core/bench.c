@@ -14,6 +14,8 @@ int khost__samples_add(khost__samples *s, double seconds, khost__err *err)
     s->cap = cap;
   }
   s->v[s->n++] = seconds;
+  s->sum += seconds;
+  s->sum_squares += seconds * seconds;
   return KHOST__OK;
 }
 
@@ -25,11 +27,9 @@ void khost__samples_free(khost__samples *s)
 
 static void moments(const khost__samples *s, double *mean, double *stddev)
 {
-  double sum = 0, sq = 0;
-  for (int i = 0; i < s->n; i++) sum += s->v[i];
-  *mean = s->n ? sum / s->n : 0;
-  for (int i = 0; i < s->n; i++) sq += (s->v[i] - *mean) * (s->v[i] - *mean);
-  *stddev = s->n > 1 ? sqrt(sq / (s->n - 1)) : 0;
+  *mean = s->n ? s->sum / s->n : 0;
+  double var = s->n > 1 ? (s->sum_squares - s->n * *mean * *mean) / (s->n - 1) : 0;
+  *stddev = var > 0 ? sqrt(var) : 0;
 }
 
 double khost__samples_noise_pct(const khost__samples *s)
@@ -64,7 +64,11 @@ void khost__samples_summarize(const khost__samples *s, khost__timing *t)
   t->median = s->n % 2 ? sorted[s->n / 2] : 0.5 * (sorted[s->n / 2 - 1] + sorted[s->n / 2]);
   t->min = sorted[0];
   t->max = sorted[s->n - 1];
-  moments(s, &t->mean, &t->stddev);
-  t->noise = s->n > 1 ? khost__samples_noise_pct(s) : 0;
+  /* Two passes for the reported spread: exact where the running sums may cancel. */
+  t->mean = s->sum / s->n;
+  double squares = 0;
+  for (int i = 0; i < s->n; i++) squares += (s->v[i] - t->mean) * (s->v[i] - t->mean);
+  t->stddev = s->n > 1 ? sqrt(squares / (s->n - 1)) : 0;
+  t->noise = s->n > 1 && t->mean > 0 ? 100.0 * t->stddev / sqrt((double)s->n) / t->mean : 0;
   free(sorted);
 }

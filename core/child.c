@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,6 +21,7 @@ int khost__child_start(khost__child *c, khost__child_fn fn, void *arg, khost__er
   if (pipe(fds) != 0) return khost__errorf(err, KHOST__E_IO, "pipe: %s", strerror(errno));
   /* Buffered output would otherwise be flushed twice, once by each process. */
   fflush(NULL);
+  pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) {
     close(fds[0]);
@@ -27,6 +29,9 @@ int khost__child_start(khost__child *c, khost__child_fn fn, void *arg, khost__er
     return khost__errorf(err, KHOST__E_IO, "fork: %s", strerror(errno));
   }
   if (pid == 0) {
+    /* A worker must not outlive khost (a hung kernel would sleep on forever). */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(KHOST__E_FAIL);
     close(fds[0]);
     int rc = fn(fds[1], arg);
     close(fds[1]);

@@ -215,14 +215,30 @@ static int listen(case_run *r, khost__child *child, double *peak)
   return settled;
 }
 
+/* Set while a backend runs inside khost (--no-isolate). */
+static volatile int in_process_worker;
+
+/* A plugin that calls exit() during --no-isolate must not end khost with status 0. */
+static void exit_during_worker(void)
+{
+  if (!in_process_worker) return;
+  static const char message[] = "khost: a backend ended the process during --no-isolate; no results\n";
+  if (write(STDERR_FILENO, message, sizeof message - 1) < 0) _exit(1);
+  _exit(1);
+}
+
 /* --no-isolate: the worker runs here and writes its messages to a file. */
 static int run_in_process(khost__worker_job *job, khost__child *child, khost__err *err)
 {
+  static int registered;
+  if (!registered) registered = atexit(exit_during_worker) == 0;
   FILE *log = tmpfile();
   if (!log) return khost__errorf(err, KHOST__E_IO, "cannot create a temporary file for --no-isolate");
   int fd = dup(fileno(log));
   fclose(log);
+  in_process_worker = 1;
   khost__worker_main(fd, job);
+  in_process_worker = 0;
   lseek(fd, 0, SEEK_SET);
   child->pid = -1;
   child->fd = fd;

@@ -871,14 +871,18 @@ ParameterizedTest(fault *f, faults, each_fault_is_caught_and_the_other_rows_pass
 
 Test(faults, every_fault_in_one_run_is_caught_and_no_row_is_lost)
 {
-  char at[sizeof fault_table / sizeof fault_table[0]][48];
-  const char *args[64] = {FAST, "--case", COPY_CASE, "--timeout", "2", "--plugin", "@fault_free.so"};
+  char at[sizeof fault_table / sizeof fault_table[0]][48], selected[1024] = "fault_free";
+  /* --backends: the build's own plugins (a GPU one, say) must not change the count. */
+  const char *args[64] = {FAST, "--case", COPY_CASE, "--timeout", "2", "--backends", selected, "--plugin",
+                          "@fault_free.so"};
   int n = 0, nfaults = (int)(sizeof fault_table / sizeof fault_table[0]);
   while (args[n]) n++;
   for (int i = 0; i < nfaults; i++) {
     snprintf(at[i], sizeof at[i], "@%.31s.so", fault_table[i].backend);
     args[n++] = "--plugin";
     args[n++] = at[i];
+    size_t used = strlen(selected);
+    snprintf(selected + used, sizeof selected - used, ",%.31s", fault_table[i].backend);
   }
   args[n] = NULL;
   outcome o;
@@ -1107,5 +1111,45 @@ Test(isolation, without_isolation_a_crashing_backend_ends_khost)
   KHOST(&o, FAST, "--case", COPY_CASE, "--plugin", "@fault_abort.so", "--backends", "fault_abort");
   cr_expect_eq(o.status, 1, "isolated, the same crash is a row: exit %d", o.status);
   expect_row(&o, COPY_CASE, "fault_abort", "CRASH");
+  free_outcome(&o);
+}
+
+Test(isolation, without_isolation_exit_from_a_backend_is_never_a_success)
+{
+  outcome o;
+  KHOST(&o, FAST, "--no-isolate", "--case", COPY_CASE, "--plugin", "@fault_exit0.so", "--backends",
+        "fault_exit0");
+  cr_expect_eq(o.status, 1, "a plugin's exit(0) must not read as success (exit %d)", o.status);
+  cr_expect_not_null(strstr(o.err, "ended the process during --no-isolate"), "stderr:\n%s", o.err);
+  free_outcome(&o);
+}
+
+Test(isolation, a_killed_khost_takes_its_worker_with_it)
+{
+  running r;
+  char pids_before[64];
+  const char *args[] = {FAST, "--case", COPY_CASE, "--plugin", "@fault_hang.so", "--backends", "fault_hang",
+                        "--timeout", "60", NULL};
+  start(&r, NULL, args);
+  /* Wait for the worker to exist, then kill khost alone (not its process group). */
+  pid_t worker = 0;
+  for (int i = 0; i < 200 && !worker; i++) {
+    usleep(20000);
+    snprintf(pids_before, sizeof pids_before, "/proc/%d/task/%d/children", r.pid, r.pid);
+    FILE *f = fopen(pids_before, "r");
+    if (f && fscanf(f, "%d", &worker) != 1) worker = 0;
+    if (f) fclose(f);
+  }
+  cr_assert_gt(worker, 0, "the worker never started");
+  kill(r.pid, SIGKILL);
+  outcome o;
+  finish(&r, &o);
+  int gone = 0;
+  for (int i = 0; i < 100 && !gone; i++) {
+    usleep(20000);
+    gone = kill(worker, 0) != 0;
+  }
+  cr_expect(gone, "worker %d outlived khost", worker);
+  if (!gone) kill(worker, SIGKILL);
   free_outcome(&o);
 }

@@ -155,7 +155,8 @@ static void gemv_fill_random(gemv *g, uint64_t seed)
   for (int64_t i = 0; i < g->l * g->m * g->k / 2; i++) g->a[i] = (uint8_t)next_random(&state);
   for (int64_t i = 0; i < g->l * g->k / 2; i++) g->v[i] = (uint8_t)next_random(&state);
   for (int64_t i = 0; i < g->l * g->m * g->k / 16; i++) g->sfa[i] = (uint8_t)(next_random(&state) % 0x7f);
-  for (int64_t i = 0; i < g->l * g->k / 16; i++) g->sfv[i] = (uint8_t)(next_random(&state) % 0x7f | 0x80 * (i & 1));
+  for (int64_t i = 0; i < g->l * g->k / 16; i++)
+    g->sfv[i] = (uint8_t)(next_random(&state) % 0x7f | 0x80 * (i & 1)); /* negative scales too */
 }
 
 static uint8_t nibble(const uint8_t *packed, int64_t index)
@@ -198,6 +199,12 @@ static const gemv_hand hand_cases[] = {
   {"tie to even up",
    {{0xff, 0xff, 14}, {0x77, 0x77, 14}, {0xd7, 0xd6, 1}, {0x04, 0x02, 1}, {0x00, 0x99, 2}},
    {0x38, 0x38, 0x38, 0x38}, {0x38, 0x38, 0x38, 0x38}, 0x6802},
+  /* Blocks 0-2 at sfa 2 hold 2 * (28 * 36 + 4 * 4 + 1 * 0.5) = 2049, block 3 one 0.5 * 0.5 at scales
+   * 2^-9: 2049 + 2^-20 lies just above the tie, so 2050 = 0x6801. Rounding the sum through any
+   * format narrower than 32 bits first would land on the tie and give 2048. */
+  {"just above a tie",
+   {{0x77, 0x77, 14}, {0x26, 0x16, 1}, {0x00, 0x00, 9}, {0x01, 0x01, 1}, {0x00, 0x00, 7}},
+   {0x40, 0x40, 0x40, 0x01}, {0x38, 0x38, 0x38, 0x01}, 0x6801},
   /* Subnormal scales 2^-9 each: 36 * 64 * 2^-18 = 1.125 * 2^-7 = 0x2080. */
   {"subnormal scales", {{0x77, 0x77, 32}}, {0x01, 0x01, 0x01, 0x01}, {0x01, 0x01, 0x01, 0x01}, 0x2080},
   /* 36 * 64 * 448 * 448 overflows fp16: +inf = 0x7c00. */
@@ -234,12 +241,13 @@ Test(reference_nvfp4_gemv, hand_computed_sums)
                  hand_cases[b].want);
 }
 
-/* With k = 256 every partial sum of the naive formula is a multiple of 2^-20 below
- * 2^31, so summing it directly in double is exact too: the two must agree bit for bit. */
+/* With k = 512 every partial sum of the naive formula is a multiple of 2^-20 below
+ * 512 * 36 * 448^2 < 2^32, so summing it directly in double is exact too: the two must
+ * agree bit for bit. k spans several of the plugin's decode segments. */
 Test(reference_nvfp4_gemv, matches_naive_double_sum)
 {
   gemv g;
-  gemv_init(&g, 16, 256, 3, 2);
+  gemv_init(&g, 16, 512, 3, 2);
   gemv_fill_random(&g, 42);
   cr_assert_eq(run_call(kernel("nvfp4_gemv"), &g.call), KHOST_STATUS_OK, "%s", g.call.error);
   for (int64_t b = 0; b < g.l; b++)
@@ -249,7 +257,8 @@ Test(reference_nvfp4_gemv, matches_naive_double_sum)
         int64_t row = b * g.m + i;
         sum += (double)khost__e2m1_decode(nibble(g.a + row * g.k / 2, j)) *
                khost__e4m3_decode(g.sfa[row * g.k / 16 + j / 16]) *
-               khost__e2m1_decode(nibble(g.v + b * g.k / 2, j)) * khost__e4m3_decode(g.sfv[b * g.k / 16 + j / 16]);
+               khost__e2m1_decode(nibble(g.v + b * g.k / 2, j)) *
+               khost__e4m3_decode(g.sfv[b * g.k / 16 + j / 16]);
       }
       cr_expect_eq(g.c[b * g.m + i], khost__fp16_encode(sum), "batch %lld row %lld: 0x%04x vs %.17g",
                    (long long)b, (long long)i, g.c[b * g.m + i], sum);
@@ -401,7 +410,8 @@ Test(reference_copy_transpose, moves_each_element_bits)
     rows_init(&r, "copy_transpose", float_dtypes[d], 37, 70, 2);
     size_t bytes = float_dtypes[d].bits / 8;
     uint64_t state = (uint64_t)d + 1;
-    for (size_t i = 0; i < (size_t)(37 * 70) * bytes; i++) ((uint8_t *)r.in)[i] = (uint8_t)next_random(&state);
+    for (size_t i = 0; i < (size_t)(37 * 70) * bytes; i++)
+      ((uint8_t *)r.in)[i] = (uint8_t)next_random(&state);
     cr_assert_eq(run_call(kernel("copy_transpose"), &r.call), KHOST_STATUS_OK, "%s", r.call.error);
     for (int64_t i = 0; i < 37; i++)
       for (int64_t j = 0; j < 70; j++)
@@ -481,21 +491,25 @@ Test(reference_reduce_sum, row_of_ones_sums_to_n)
 
 Test(reference_softmax_online, known_rows)
 {
-  /* [0, ln 2] -> [1/3, 2/3]; equal values -> 1/4 each; [1000, 1000] -> 1/2 each, only
-   * possible because the max is subtracted (exp(1000) overflows). */
+  /* [0, ln 2] -> [1/3, 2/3]; equal values -> 1/4 each; [1000, 1000] and [-1000, -1000] -> 1/2
+   * each, only possible because the max is subtracted (exp(1000) overflows, exp(-1000) is 0). */
   for (int d = 0; d < 3; d++) {
-    rows two, four, big;
+    rows two, four, big, small;
     rows_init(&two, "softmax_online", float_dtypes[d], 1, 2, 1);
     rows_init(&four, "softmax_online", float_dtypes[d], 1, 4, 1);
     rows_init(&big, "softmax_online", FP32, 1, 2, 1);
+    rows_init(&small, "softmax_online", FP32, 1, 2, 1);
     set_value(float_dtypes[d], two.in, 1, log(2.0));
     double ln2 = get_value(float_dtypes[d], two.in, 1); /* as stored in the dtype */
     for (int j = 0; j < 4; j++) set_value(float_dtypes[d], four.in, (size_t)j, -2.5);
     set_value(FP32, big.in, 0, 1000.0);
     set_value(FP32, big.in, 1, 1000.0);
+    set_value(FP32, small.in, 0, -1000.0);
+    set_value(FP32, small.in, 1, -1000.0);
     cr_assert_eq(run_call(kernel("softmax_online"), &two.call), KHOST_STATUS_OK, "%s", two.call.error);
     cr_assert_eq(run_call(kernel("softmax_online"), &four.call), KHOST_STATUS_OK, "%s", four.call.error);
     cr_assert_eq(run_call(kernel("softmax_online"), &big.call), KHOST_STATUS_OK, "%s", big.call.error);
+    cr_assert_eq(run_call(kernel("softmax_online"), &small.call), KHOST_STATUS_OK, "%s", small.call.error);
     double low = 1.0 / (1.0 + exp(ln2));
     cr_expect_eq(get_value(float_dtypes[d], two.out, 0), rounded(float_dtypes[d], low), "%s", float_names[d]);
     cr_expect_eq(get_value(float_dtypes[d], two.out, 1), rounded(float_dtypes[d], 1.0 - low), "%s",
@@ -504,6 +518,8 @@ Test(reference_softmax_online, known_rows)
     for (int j = 0; j < 4; j++) cr_expect_eq(get_value(float_dtypes[d], four.out, (size_t)j), 0.25);
     cr_expect_eq(get_value(FP32, big.out, 0), 0.5);
     cr_expect_eq(get_value(FP32, big.out, 1), 0.5);
+    cr_expect_eq(get_value(FP32, small.out, 0), 0.5);
+    cr_expect_eq(get_value(FP32, small.out, 1), 0.5);
   }
 }
 
@@ -523,7 +539,8 @@ Test(reference_softmax_online, rows_are_distributions)
         cr_expect(p > 0.0 && p <= 1.0, "%s [%lld][%lld] = %g", float_names[d], (long long)i, (long long)j, p);
         sum += p;
       }
-      cr_expect(fabs(sum - 1.0) < tolerance[d], "%s row %lld sums to %.9g", float_names[d], (long long)i, sum);
+      cr_expect(fabs(sum - 1.0) < tolerance[d], "%s row %lld sums to %.9g", float_names[d], (long long)i,
+                sum);
     }
   }
 }

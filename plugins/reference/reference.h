@@ -15,7 +15,7 @@ extern const khost_kernel khost__reference_copy_transpose;
 extern const khost_kernel khost__reference_reduce_sum;
 extern const khost_kernel khost__reference_softmax_online;
 
-/* Writes a message into in->error (when the host gave one) and returns status. */
+/* Writes "<op>: <message>" into in->error (when the host gave one) and returns status. */
 int khost__reference_fail(const khost_input *in, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

@@ -54,8 +54,8 @@ static int run(const khost_input *in)
   size_t workers = (size_t)khost__reference_workers(job.rows.m, threads);
   job.scratch = calloc(workers * (size_t)job.rows.n, sizeof *job.scratch);
   if (!job.scratch)
-    return khost__reference_fail(in, KHOST_STATUS_INTERNAL, "softmax_online: out of memory for %zu x %lld doubles",
-                                 workers, (long long)job.rows.n);
+    return khost__reference_fail(in, KHOST_STATUS_INTERNAL, "out of memory for %zu x %lld doubles", workers,
+                                 (long long)job.rows.n);
   khost__reference_parallel(job.rows.m, threads, softmax_rows, &job);
   free(job.scratch);
   return KHOST_STATUS_OK;

@@ -6,7 +6,6 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <string.h>
 
 /* A tensor is usable only when the host filled every field this plugin reads. */
 #define TENSOR_MIN_SIZE (offsetof(khost_tensor, nbytes) + sizeof(size_t))
@@ -14,30 +13,25 @@
 
 int khost__reference_fail(const khost_input *in, int status, const char *fmt, ...)
 {
-  if (in->error && in->error_size > 0) {
+  if (!in->error || in->error_size == 0) return status;
+  int used = snprintf(in->error, in->error_size, "%s: ", in->op ? in->op : "(unnamed op)");
+  if (used >= 0 && (size_t)used < in->error_size) {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(in->error, in->error_size, fmt, ap);
+    vsnprintf(in->error + used, in->error_size - (size_t)used, fmt, ap);
     va_end(ap);
   }
   return status;
-}
-
-static const char *op_name(const khost_input *in)
-{
-  return in->op ? in->op : "(unnamed op)";
 }
 
 int khost__reference_param(const khost_input *in, const char *name, int64_t min, int64_t *out)
 {
   int64_t value = khost_param_get(in, name, INT64_MIN);
   if (value == INT64_MIN)
-    return khost__reference_fail(in, KHOST_STATUS_INVALID_ARGUMENT, "%s: parameter %s is missing",
-                                 op_name(in), name);
+    return khost__reference_fail(in, KHOST_STATUS_INVALID_ARGUMENT, "parameter %s is missing", name);
   if (value < min)
-    return khost__reference_fail(in, KHOST_STATUS_INVALID_ARGUMENT,
-                                 "%s: parameter %s = %lld, must be >= %lld", op_name(in), name,
-                                 (long long)value, (long long)min);
+    return khost__reference_fail(in, KHOST_STATUS_INVALID_ARGUMENT, "parameter %s = %lld, must be >= %lld",
+                                 name, (long long)value, (long long)min);
   *out = value;
   return KHOST_STATUS_OK;
 }
@@ -51,12 +45,11 @@ int khost__reference_check_counts(const khost_input *in, int32_t ninputs, int32_
 {
   if (in->ninputs != ninputs || in->noutputs != noutputs)
     return khost__reference_fail(in, KHOST_STATUS_INVALID_ARGUMENT,
-                                 "%s: expected %d inputs and %d outputs, got %d and %d", op_name(in),
-                                 ninputs, noutputs, in->ninputs, in->noutputs);
+                                 "expected %d inputs and %d outputs, got %d and %d", ninputs, noutputs,
+                                 in->ninputs, in->noutputs);
   if (!array_usable(in->inputs, ninputs) || !array_usable(in->outputs, noutputs))
     return khost__reference_fail(in, KHOST_STATUS_INVALID_ARGUMENT,
-                                 "%s: tensor array missing or its struct_size below %zu", op_name(in),
-                                 TENSOR_MIN_SIZE);
+                                 "tensor array missing or its struct_size below %zu", TENSOR_MIN_SIZE);
   return KHOST_STATUS_OK;
 }
 
@@ -85,17 +78,16 @@ static int check_layout(const khost_input *in, const khost_tensor *t, const char
   for (int32_t d = 0; d < ndim; d++)
     if (t->shape[d] != shape[d])
       return khost__reference_fail(in, KHOST_STATUS_INVALID_ARGUMENT,
-                                   "%s: %s: dimension %d is %lld, the parameters imply %lld", op_name(in),
-                                   role, d, (long long)t->shape[d], (long long)shape[d]);
+                                   "%s: dimension %d is %lld, the parameters imply %lld", role, d,
+                                   (long long)t->shape[d], (long long)shape[d]);
   int64_t stride = 1;
   for (int32_t d = ndim - 1; t->strides && d >= 0; d--) {
     if (t->strides[d] != stride)
       return khost__reference_fail(in, KHOST_STATUS_INVALID_ARGUMENT,
-                                   "%s: %s: stride %d is %lld, only contiguous row-major (%lld) is handled",
-                                   op_name(in), role, d, (long long)t->strides[d], (long long)stride);
+                                   "%s: stride %d is %lld, only contiguous row-major (%lld) is handled",
+                                   role, d, (long long)t->strides[d], (long long)stride);
     if (__builtin_mul_overflow(stride, shape[d], &stride))
-      return khost__reference_fail(in, KHOST_STATUS_INVALID_ARGUMENT, "%s: %s: shape overflows",
-                                   op_name(in), role);
+      return khost__reference_fail(in, KHOST_STATUS_INVALID_ARGUMENT, "%s: shape overflows", role);
   }
   return KHOST_STATUS_OK;
 }
@@ -105,12 +97,13 @@ static int check_storage(const khost_input *in, const khost_tensor *t, const cha
 {
   size_t need;
   if (!contiguous_bytes(t->dtype, ndim, shape, &need))
+    return khost__reference_fail(in, KHOST_STATUS_INVALID_ARGUMENT, "%s: shape overflows or splits a byte",
+                                 role);
+  if (!t->data)
+    return khost__reference_fail(in, KHOST_STATUS_INVALID_ARGUMENT, "%s: data is NULL", role);
+  if (t->nbytes < need)
     return khost__reference_fail(in, KHOST_STATUS_INVALID_ARGUMENT,
-                                 "%s: %s: shape overflows or splits a byte", op_name(in), role);
-  if (!t->data || t->nbytes < need)
-    return khost__reference_fail(in, KHOST_STATUS_INVALID_ARGUMENT,
-                                 "%s: %s: storage of %zu bytes at %p, the shape needs %zu", op_name(in),
-                                 role, t->nbytes, t->data, need);
+                                 "%s: storage of %zu bytes, the shape needs %zu", role, t->nbytes, need);
   return KHOST_STATUS_OK;
 }
 
@@ -119,16 +112,16 @@ int khost__reference_check_tensor(const khost_input *in, const khost_tensor *t, 
 {
   if (t->device_type != KHOST_DEVICE_CPU)
     return khost__reference_fail(in, KHOST_STATUS_INVALID_ARGUMENT,
-                                 "%s: %s: device type %d, the reference reads CPU memory only", op_name(in),
-                                 role, t->device_type);
+                                 "%s: device type %d, the reference reads CPU memory only", role,
+                                 t->device_type);
   if (t->dtype.code != want.code || t->dtype.bits != want.bits || t->dtype.lanes != 1)
     return khost__reference_fail(in, KHOST_STATUS_INVALID_ARGUMENT,
-                                 "%s: %s: dtype {code %u, bits %u, lanes %u}, expected {code %u, bits %u, "
-                                 "lanes 1}", op_name(in), role, t->dtype.code, t->dtype.bits,
-                                 t->dtype.lanes, want.code, want.bits);
+                                 "%s: dtype {code %u, bits %u, lanes %u}, expected {code %u, bits %u, "
+                                 "lanes 1}", role, t->dtype.code, t->dtype.bits, t->dtype.lanes, want.code,
+                                 want.bits);
   if (t->ndim != ndim || !t->shape)
-    return khost__reference_fail(in, KHOST_STATUS_INVALID_ARGUMENT, "%s: %s: ndim %d, expected %d",
-                                 op_name(in), role, t->ndim, ndim);
+    return khost__reference_fail(in, KHOST_STATUS_INVALID_ARGUMENT, "%s: ndim %d, expected %d", role, t->ndim,
+                                 ndim);
   int status = check_layout(in, t, role, ndim, shape);
   if (status == KHOST_STATUS_OK) status = check_storage(in, t, role, ndim, shape);
   return status;
