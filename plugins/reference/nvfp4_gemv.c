@@ -43,7 +43,7 @@ typedef struct gemv_tables {
 typedef struct vector_side {
   int8_t *v;        /* [l][k] e2m1 values in halves */
   int64_t *sv;      /* [l][k/16] scales in units of 2^-9 */
-  uint8_t *nan;     /* [l] 1 when a scale of that batch's vector is NaN */
+  uint8_t *has_nan; /* [l] 1 when a scale of that batch's vector is NaN */
 } vector_side;
 
 typedef struct gemv_job {
@@ -71,22 +71,22 @@ static int decode_vector(const gemv_tables *t, const uint8_t *v, const uint8_t *
   int64_t blocks = k / BLOCK;
   out->v = malloc((size_t)(l * k));
   out->sv = malloc((size_t)(l * blocks) * sizeof *out->sv);
-  out->nan = calloc((size_t)l, 1);
-  if (!out->v || !out->sv || !out->nan) return KHOST_STATUS_INTERNAL;
+  out->has_nan = calloc((size_t)l, 1);
+  if (!out->v || !out->sv || !out->has_nan) return KHOST_STATUS_INTERNAL;
   for (int64_t byte = 0; byte < l * k / 2; byte++) {
     out->v[2 * byte] = t->pair[v[byte]][0];
     out->v[2 * byte + 1] = t->pair[v[byte]][1];
   }
   for (int64_t s = 0; s < l * blocks; s++) {
     out->sv[s] = t->scale[sfv[s]];
-    out->nan[s / blocks] |= t->scale_nan[sfv[s]];
+    out->has_nan[s / blocks] |= t->scale_nan[sfv[s]];
   }
   return KHOST_STATUS_OK;
 }
 
 static void free_vector(vector_side *vec)
 {
-  free(vec->nan);
+  free(vec->has_nan);
   free(vec->sv);
   free(vec->v);
 }
@@ -95,7 +95,7 @@ static void free_vector(vector_side *vec)
  * codes are decoded in one pass before any product is taken: decoding a block
  * right before its products makes the wide loads wait on the narrow stores. */
 static void add_segment(const gemv_tables *t, const uint8_t *a, const uint8_t *sa, const int8_t *v,
-                        const int64_t *sv, int64_t elements, int64_t *sum, uint8_t *nan)
+                        const int64_t *sv, int64_t elements, int64_t *sum, uint8_t *has_nan)
 {
   int8_t values[CHUNK];
   for (int64_t byte = 0; byte < elements / 2; byte++) {
@@ -106,7 +106,7 @@ static void add_segment(const gemv_tables *t, const uint8_t *a, const uint8_t *s
     int32_t block_sum = 0; /* units of 2^-2, exact */
     for (int j = 0; j < BLOCK; j++) block_sum += values[blk * BLOCK + j] * v[blk * BLOCK + j];
     *sum += block_sum * t->scale[sa[blk]] * sv[blk];
-    *nan |= t->scale_nan[sa[blk]];
+    *has_nan |= t->scale_nan[sa[blk]];
   }
 }
 
@@ -122,12 +122,12 @@ static void gemv_rows(void *arg, int worker, int64_t begin, int64_t end)
     const int8_t *v = job->vec.v + batch * job->k;
     const int64_t *sv = job->vec.sv + batch * blocks;
     int64_t sum = 0;
-    uint8_t nan = job->vec.nan[batch];
+    uint8_t has_nan = job->vec.has_nan[batch];
     for (int64_t j = 0; j < job->k; j += CHUNK) {
       int64_t elements = job->k - j < CHUNK ? job->k - j : CHUNK;
-      add_segment(t, a + j / 2, sa + j / BLOCK, v + j, sv + j / BLOCK, elements, &sum, &nan);
+      add_segment(t, a + j / 2, sa + j / BLOCK, v + j, sv + j / BLOCK, elements, &sum, &has_nan);
     }
-    job->c[row] = khost__fp16_encode(nan ? (double)NAN : ldexp((double)sum, -SUM_UNIT_LOG2));
+    job->c[row] = khost__fp16_encode(has_nan ? (double)NAN : ldexp((double)sum, -SUM_UNIT_LOG2));
   }
 }
 
