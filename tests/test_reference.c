@@ -59,9 +59,14 @@ typedef struct call {
 static void call_init(call *c, const char *op, int threads)
 {
   memset(c, 0, sizeof *c);
-  c->in = (khost_input){.struct_size = sizeof(khost_input), .op = op, .params = c->params,
-                        .inputs = c->inputs, .outputs = c->outputs, .error = c->error,
-                        .error_size = sizeof c->error, .num_threads = threads};
+  c->in = (khost_input){.struct_size = sizeof(khost_input),
+                        .op = op,
+                        .params = c->params,
+                        .inputs = c->inputs,
+                        .outputs = c->outputs,
+                        .error = c->error,
+                        .error_size = sizeof c->error,
+                        .num_threads = threads};
 }
 
 static void add_param(call *c, const char *name, int64_t value)
@@ -82,9 +87,15 @@ static khost_tensor *add_tensor(call *c, bool output, khost_dtype dtype, void *d
     elements *= shape[d];
   }
   khost_tensor *t = output ? &c->outputs[c->in.noutputs++] : &c->inputs[c->in.ninputs++];
-  *t = (khost_tensor){.struct_size = sizeof(khost_tensor), .name = output ? "out" : "in", .data = data,
-                      .device_type = KHOST_DEVICE_CPU, .dtype = dtype, .ndim = ndim, .shape = dims,
-                      .strides = strides, .nbytes = (size_t)elements * dtype.bits / 8};
+  *t = (khost_tensor){.struct_size = sizeof(khost_tensor),
+                      .name = output ? "out" : "in",
+                      .data = data,
+                      .device_type = KHOST_DEVICE_CPU,
+                      .dtype = dtype,
+                      .ndim = ndim,
+                      .shape = dims,
+                      .strides = strides,
+                      .nbytes = (size_t)elements * dtype.bits / 8};
   return t;
 }
 
@@ -183,37 +194,45 @@ typedef struct gemv_hand {
 } gemv_hand;
 
 static const gemv_hand hand_cases[] = {
-  /* 64 * 1.0 * 1.0 = 64 = 0x5400. */
-  {"ones", {{0x22, 0x22, 32}}, {0x38, 0x38, 0x38, 0x38}, {0x38, 0x38, 0x38, 0x38}, 0x5400},
-  /* Block scales 1, 2, 4, 8: 16 * 15 = 240 = 1.875 * 2^7 = 0x5b80; proves the j/16 indexing. */
-  {"block scales", {{0x22, 0x22, 32}}, {0x38, 0x40, 0x48, 0x50}, {0x38, 0x38, 0x38, 0x38}, 0x5b80},
-  /* -6 * 0.5 * 2 (sfa) * 0.5 (sfv) * 64 = -192 = -1.5 * 2^7 = 0xda00. */
-  {"signs", {{0xff, 0x11, 32}}, {0x40, 0x40, 0x40, 0x40}, {0x30, 0x30, 0x30, 0x30}, 0xda00},
-  /* a = (1, 0) and v = (0.5, 6) per pair: 1 * 0.5 * 32 = 16 = 0x4c00 (swapped nibbles would give 192). */
-  {"nibble order", {{0x02, 0x71, 32}}, {0x38, 0x38, 0x38, 0x38}, {0x38, 0x38, 0x38, 0x38}, 0x4c00},
-  /* 28 * 36 + 28 * 36 + 6*4 + (-3)(-3) = 2049, a tie between 2048 and 2050: even 2048 = 0x6800. */
-  {"tie to even down",
-   {{0xff, 0xff, 14}, {0x77, 0x77, 14}, {0xd7, 0xd6, 1}, {0x00, 0x99, 3}},
-   {0x38, 0x38, 0x38, 0x38}, {0x38, 0x38, 0x38, 0x38}, 0x6800},
-  /* As above plus 2 * 1: 2051, a tie between 2050 and 2052: even 2052 = 0x6802. */
-  {"tie to even up",
-   {{0xff, 0xff, 14}, {0x77, 0x77, 14}, {0xd7, 0xd6, 1}, {0x04, 0x02, 1}, {0x00, 0x99, 2}},
-   {0x38, 0x38, 0x38, 0x38}, {0x38, 0x38, 0x38, 0x38}, 0x6802},
-  /* Blocks 0-2 at sfa 2 hold 2 * (28 * 36 + 4 * 4 + 1 * 0.5) = 2049, block 3 one 0.5 * 0.5 at scales
-   * 2^-9: 2049 + 2^-20 lies just above the tie, so 2050 = 0x6801. Rounding the sum through any
-   * format narrower than 32 bits first would land on the tie and give 2048. */
-  {"just above a tie",
-   {{0x77, 0x77, 14}, {0x26, 0x16, 1}, {0x00, 0x00, 9}, {0x01, 0x01, 1}, {0x00, 0x00, 7}},
-   {0x40, 0x40, 0x40, 0x01}, {0x38, 0x38, 0x38, 0x01}, 0x6801},
-  /* Subnormal scales 2^-9 each: 36 * 64 * 2^-18 = 1.125 * 2^-7 = 0x2080. */
-  {"subnormal scales", {{0x77, 0x77, 32}}, {0x01, 0x01, 0x01, 0x01}, {0x01, 0x01, 0x01, 0x01}, 0x2080},
-  /* 36 * 64 * 448 * 448 overflows fp16: +inf = 0x7c00. */
-  {"overflow", {{0x77, 0x77, 32}}, {0x7e, 0x7e, 0x7e, 0x7e}, {0x7e, 0x7e, 0x7e, 0x7e}, 0x7c00},
-  /* Blocks 0 and 1 cancel exactly (+-36 * 16 * 448), block 2 holds one 0.5 * 0.5 at scales 2^-9:
-   * 2^-20 survives = fp16 subnormal 16 * 2^-24 = 0x0010. */
-  {"cancellation",
-   {{0x77, 0x77, 8}, {0xff, 0x77, 8}, {0x01, 0x01, 1}, {0x00, 0x00, 15}},
-   {0x7e, 0x7e, 0x01, 0x38}, {0x38, 0x38, 0x01, 0x38}, 0x0010},
+    /* 64 * 1.0 * 1.0 = 64 = 0x5400. */
+    {"ones", {{0x22, 0x22, 32}}, {0x38, 0x38, 0x38, 0x38}, {0x38, 0x38, 0x38, 0x38}, 0x5400},
+    /* Block scales 1, 2, 4, 8: 16 * 15 = 240 = 1.875 * 2^7 = 0x5b80; proves the j/16 indexing. */
+    {"block scales", {{0x22, 0x22, 32}}, {0x38, 0x40, 0x48, 0x50}, {0x38, 0x38, 0x38, 0x38}, 0x5b80},
+    /* -6 * 0.5 * 2 (sfa) * 0.5 (sfv) * 64 = -192 = -1.5 * 2^7 = 0xda00. */
+    {"signs", {{0xff, 0x11, 32}}, {0x40, 0x40, 0x40, 0x40}, {0x30, 0x30, 0x30, 0x30}, 0xda00},
+    /* a = (1, 0) and v = (0.5, 6) per pair: 1 * 0.5 * 32 = 16 = 0x4c00 (swapped nibbles would give 192). */
+    {"nibble order", {{0x02, 0x71, 32}}, {0x38, 0x38, 0x38, 0x38}, {0x38, 0x38, 0x38, 0x38}, 0x4c00},
+    /* 28 * 36 + 28 * 36 + 6*4 + (-3)(-3) = 2049, a tie between 2048 and 2050: even 2048 = 0x6800. */
+    {"tie to even down",
+     {{0xff, 0xff, 14}, {0x77, 0x77, 14}, {0xd7, 0xd6, 1}, {0x00, 0x99, 3}},
+     {0x38, 0x38, 0x38, 0x38},
+     {0x38, 0x38, 0x38, 0x38},
+     0x6800},
+    /* As above plus 2 * 1: 2051, a tie between 2050 and 2052: even 2052 = 0x6802. */
+    {"tie to even up",
+     {{0xff, 0xff, 14}, {0x77, 0x77, 14}, {0xd7, 0xd6, 1}, {0x04, 0x02, 1}, {0x00, 0x99, 2}},
+     {0x38, 0x38, 0x38, 0x38},
+     {0x38, 0x38, 0x38, 0x38},
+     0x6802},
+    /* Blocks 0-2 at sfa 2 hold 2 * (28 * 36 + 4 * 4 + 1 * 0.5) = 2049, block 3 one 0.5 * 0.5 at scales
+     * 2^-9: 2049 + 2^-20 lies just above the tie, so 2050 = 0x6801. Rounding the sum through any
+     * format narrower than 32 bits first would land on the tie and give 2048. */
+    {"just above a tie",
+     {{0x77, 0x77, 14}, {0x26, 0x16, 1}, {0x00, 0x00, 9}, {0x01, 0x01, 1}, {0x00, 0x00, 7}},
+     {0x40, 0x40, 0x40, 0x01},
+     {0x38, 0x38, 0x38, 0x01},
+     0x6801},
+    /* Subnormal scales 2^-9 each: 36 * 64 * 2^-18 = 1.125 * 2^-7 = 0x2080. */
+    {"subnormal scales", {{0x77, 0x77, 32}}, {0x01, 0x01, 0x01, 0x01}, {0x01, 0x01, 0x01, 0x01}, 0x2080},
+    /* 36 * 64 * 448 * 448 overflows fp16: +inf = 0x7c00. */
+    {"overflow", {{0x77, 0x77, 32}}, {0x7e, 0x7e, 0x7e, 0x7e}, {0x7e, 0x7e, 0x7e, 0x7e}, 0x7c00},
+    /* Blocks 0 and 1 cancel exactly (+-36 * 16 * 448), block 2 holds one 0.5 * 0.5 at scales 2^-9:
+     * 2^-20 survives = fp16 subnormal 16 * 2^-24 = 0x0010. */
+    {"cancellation",
+     {{0x77, 0x77, 8}, {0xff, 0x77, 8}, {0x01, 0x01, 1}, {0x00, 0x00, 15}},
+     {0x7e, 0x7e, 0x01, 0x38},
+     {0x38, 0x38, 0x01, 0x38},
+     0x0010},
 };
 
 #define NHAND ((int64_t)(sizeof hand_cases / sizeof hand_cases[0]))
@@ -272,8 +291,7 @@ Test(reference_nvfp4_gemv, nan_scale_poisons_only_its_row)
   gemv_fill_random(&g, 7);
   g.sfa[2 * 4 + 3] = 0xff; /* row 2, last block */
   cr_assert_eq(run_call(kernel("nvfp4_gemv"), &g.call), KHOST_STATUS_OK, "%s", g.call.error);
-  for (int i = 0; i < 4; i++)
-    cr_expect_eq(fp16_is_nan(g.c[i]), i == 2, "row %d: 0x%04x", i, g.c[i]);
+  for (int i = 0; i < 4; i++) cr_expect_eq(fp16_is_nan(g.c[i]), i == 2, "row %d: 0x%04x", i, g.c[i]);
 }
 
 Test(reference_nvfp4_gemv, threads_do_not_change_bits)
@@ -298,28 +316,58 @@ typedef struct gemv_break {
   int want;
 } gemv_break;
 
-static void break_ndim(gemv *g) { g->call.inputs[KHOST_NVFP4_GEMV_A].ndim = 2; }
-static void break_dtype(gemv *g) { g->call.inputs[KHOST_NVFP4_GEMV_SFA].dtype = (khost_dtype){1, 8, 1}; }
-static void break_shape(gemv *g) { g->call.shapes[KHOST_NVFP4_GEMV_V][1] = 32; }
-static void break_storage(gemv *g) { g->call.inputs[KHOST_NVFP4_GEMV_SFV].nbytes -= 1; }
-static void break_device(gemv *g) { g->call.outputs[0].device_type = KHOST_DEVICE_CUDA; }
-static void break_count(gemv *g) { g->call.in.ninputs = 4; }
-static void break_param(gemv *g) { g->call.params[1].name = "kk"; }
-static void break_block(gemv *g) { g->call.params[1].value = 40; }
-static void break_strides(gemv *g) { g->call.strides[KHOST_NVFP4_GEMV_A][1] = 128; }
-static void break_huge_k(gemv *g) { g->call.params[1].value = INT64_C(1) << 21; }
+static void break_ndim(gemv *g)
+{
+  g->call.inputs[KHOST_NVFP4_GEMV_A].ndim = 2;
+}
+static void break_dtype(gemv *g)
+{
+  g->call.inputs[KHOST_NVFP4_GEMV_SFA].dtype = (khost_dtype){1, 8, 1};
+}
+static void break_shape(gemv *g)
+{
+  g->call.shapes[KHOST_NVFP4_GEMV_V][1] = 32;
+}
+static void break_storage(gemv *g)
+{
+  g->call.inputs[KHOST_NVFP4_GEMV_SFV].nbytes -= 1;
+}
+static void break_device(gemv *g)
+{
+  g->call.outputs[0].device_type = KHOST_DEVICE_CUDA;
+}
+static void break_count(gemv *g)
+{
+  g->call.in.ninputs = 4;
+}
+static void break_param(gemv *g)
+{
+  g->call.params[1].name = "kk";
+}
+static void break_block(gemv *g)
+{
+  g->call.params[1].value = 40;
+}
+static void break_strides(gemv *g)
+{
+  g->call.strides[KHOST_NVFP4_GEMV_A][1] = 128;
+}
+static void break_huge_k(gemv *g)
+{
+  g->call.params[1].value = INT64_C(1) << 21;
+}
 
 static const gemv_break gemv_breaks[] = {
-  {"a with ndim 2", break_ndim, KHOST_STATUS_INVALID_ARGUMENT},
-  {"sfa as uint8", break_dtype, KHOST_STATUS_INVALID_ARGUMENT},
-  {"v shorter than k", break_shape, KHOST_STATUS_INVALID_ARGUMENT},
-  {"sfv one byte short", break_storage, KHOST_STATUS_INVALID_ARGUMENT},
-  {"c on the GPU", break_device, KHOST_STATUS_INVALID_ARGUMENT},
-  {"four inputs", break_count, KHOST_STATUS_INVALID_ARGUMENT},
-  {"k missing", break_param, KHOST_STATUS_INVALID_ARGUMENT},
-  {"k not a multiple of 16", break_block, KHOST_STATUS_INVALID_ARGUMENT},
-  {"a not contiguous", break_strides, KHOST_STATUS_INVALID_ARGUMENT},
-  {"k past the exact range", break_huge_k, KHOST_STATUS_UNSUPPORTED},
+    {"a with ndim 2", break_ndim, KHOST_STATUS_INVALID_ARGUMENT},
+    {"sfa as uint8", break_dtype, KHOST_STATUS_INVALID_ARGUMENT},
+    {"v shorter than k", break_shape, KHOST_STATUS_INVALID_ARGUMENT},
+    {"sfv one byte short", break_storage, KHOST_STATUS_INVALID_ARGUMENT},
+    {"c on the GPU", break_device, KHOST_STATUS_INVALID_ARGUMENT},
+    {"four inputs", break_count, KHOST_STATUS_INVALID_ARGUMENT},
+    {"k missing", break_param, KHOST_STATUS_INVALID_ARGUMENT},
+    {"k not a multiple of 16", break_block, KHOST_STATUS_INVALID_ARGUMENT},
+    {"a not contiguous", break_strides, KHOST_STATUS_INVALID_ARGUMENT},
+    {"k past the exact range", break_huge_k, KHOST_STATUS_UNSUPPORTED},
 };
 
 Test(reference_nvfp4_gemv, malformed_inputs_are_refused)
@@ -397,8 +445,8 @@ static double rounded(khost_dtype dtype, double x)
   return get_value(dtype, &storage, 0);
 }
 
-static const khost_dtype float_dtypes[] = {{KHOST_DTYPE_FLOAT, 16, 1}, {KHOST_DTYPE_BFLOAT, 16, 1},
-                                           {KHOST_DTYPE_FLOAT, 32, 1}};
+static const khost_dtype float_dtypes[] = {
+    {KHOST_DTYPE_FLOAT, 16, 1}, {KHOST_DTYPE_BFLOAT, 16, 1}, {KHOST_DTYPE_FLOAT, 32, 1}};
 static const char *const float_names[] = {"fp16", "bf16", "fp32"};
 
 /* ---- copy_transpose ---- */
@@ -416,8 +464,8 @@ Test(reference_copy_transpose, moves_each_element_bits)
     for (int64_t i = 0; i < 37; i++)
       for (int64_t j = 0; j < 70; j++)
         cr_assert_eq(memcmp((uint8_t *)r.out + (size_t)(j * 37 + i) * bytes,
-                            (uint8_t *)r.in + (size_t)(i * 70 + j) * bytes, bytes), 0,
-                     "%s: out[%lld][%lld]", float_names[d], (long long)j, (long long)i);
+                            (uint8_t *)r.in + (size_t)(i * 70 + j) * bytes, bytes),
+                     0, "%s: out[%lld][%lld]", float_names[d], (long long)j, (long long)i);
   }
 }
 
@@ -584,25 +632,51 @@ typedef struct rows_break {
   int want;
 } rows_break;
 
-static void break_rows_ndim(rows *r) { r->call.inputs[0].ndim = 1; }
-static void break_rows_fp64(rows *r) { r->call.inputs[0].dtype = FP64; r->call.outputs[0].dtype = FP64; }
-static void break_rows_mixed(rows *r) { r->call.outputs[0].dtype = BF16; }
-static void break_rows_out_shape(rows *r) { r->call.outputs[0].ndim = 1; }
-static void break_rows_transposed(rows *r) { r->call.shapes[1][0] = r->m; r->call.shapes[1][1] = r->n; }
-static void break_rows_param(rows *r) { r->call.in.nparams = 1; }
-static void break_rows_outputs(rows *r) { r->call.in.noutputs = 0; }
-static void break_rows_null(rows *r) { r->call.inputs[0].data = NULL; }
+static void break_rows_ndim(rows *r)
+{
+  r->call.inputs[0].ndim = 1;
+}
+static void break_rows_fp64(rows *r)
+{
+  r->call.inputs[0].dtype = FP64;
+  r->call.outputs[0].dtype = FP64;
+}
+static void break_rows_mixed(rows *r)
+{
+  r->call.outputs[0].dtype = BF16;
+}
+static void break_rows_out_shape(rows *r)
+{
+  r->call.outputs[0].ndim = 1;
+}
+static void break_rows_transposed(rows *r)
+{
+  r->call.shapes[1][0] = r->m;
+  r->call.shapes[1][1] = r->n;
+}
+static void break_rows_param(rows *r)
+{
+  r->call.in.nparams = 1;
+}
+static void break_rows_outputs(rows *r)
+{
+  r->call.in.noutputs = 0;
+}
+static void break_rows_null(rows *r)
+{
+  r->call.inputs[0].data = NULL;
+}
 
 static const rows_break rows_breaks[] = {
-  {"input with ndim 1", "reduce_sum", break_rows_ndim, KHOST_STATUS_INVALID_ARGUMENT},
-  {"fp64", "softmax_online", break_rows_fp64, KHOST_STATUS_UNSUPPORTED},
-  {"fp64", "copy_transpose", break_rows_fp64, KHOST_STATUS_UNSUPPORTED},
-  {"fp16 in, bf16 out", "reduce_sum", break_rows_mixed, KHOST_STATUS_INVALID_ARGUMENT},
-  {"softmax out [m]", "softmax_online", break_rows_out_shape, KHOST_STATUS_INVALID_ARGUMENT},
-  {"transpose out [m, n]", "copy_transpose", break_rows_transposed, KHOST_STATUS_INVALID_ARGUMENT},
-  {"n missing", "softmax_online", break_rows_param, KHOST_STATUS_INVALID_ARGUMENT},
-  {"no output", "reduce_sum", break_rows_outputs, KHOST_STATUS_INVALID_ARGUMENT},
-  {"no input data", "copy_transpose", break_rows_null, KHOST_STATUS_INVALID_ARGUMENT},
+    {"input with ndim 1", "reduce_sum", break_rows_ndim, KHOST_STATUS_INVALID_ARGUMENT},
+    {"fp64", "softmax_online", break_rows_fp64, KHOST_STATUS_UNSUPPORTED},
+    {"fp64", "copy_transpose", break_rows_fp64, KHOST_STATUS_UNSUPPORTED},
+    {"fp16 in, bf16 out", "reduce_sum", break_rows_mixed, KHOST_STATUS_INVALID_ARGUMENT},
+    {"softmax out [m]", "softmax_online", break_rows_out_shape, KHOST_STATUS_INVALID_ARGUMENT},
+    {"transpose out [m, n]", "copy_transpose", break_rows_transposed, KHOST_STATUS_INVALID_ARGUMENT},
+    {"n missing", "softmax_online", break_rows_param, KHOST_STATUS_INVALID_ARGUMENT},
+    {"no output", "reduce_sum", break_rows_outputs, KHOST_STATUS_INVALID_ARGUMENT},
+    {"no input data", "copy_transpose", break_rows_null, KHOST_STATUS_INVALID_ARGUMENT},
 };
 
 Test(reference_rowwise, malformed_inputs_are_refused)

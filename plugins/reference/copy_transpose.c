@@ -56,8 +56,8 @@ static int run(const khost_input *in)
 }
 
 const khost_kernel khost__reference_copy_transpose = {
-  .struct_size = sizeof(khost_kernel),
-  .op = "copy_transpose",
-  .device_type = KHOST_DEVICE_CPU,
-  .run = run,
+    .struct_size = sizeof(khost_kernel),
+    .op = "copy_transpose",
+    .device_type = KHOST_DEVICE_CPU,
+    .run = run,
 };

@@ -31,7 +31,8 @@ static int classify(const khost_input *in, khost_dtype dtype, khost__reference_r
   } else {
     return khost__reference_fail(in, KHOST_STATUS_UNSUPPORTED,
                                  "input dtype {code %u, bits %u, lanes %u} not handled "
-                                 "(fp16, bf16 and fp32 are)", dtype.code, dtype.bits, dtype.lanes);
+                                 "(fp16, bf16 and fp32 are)",
+                                 dtype.code, dtype.bits, dtype.lanes);
   }
   rows->element_bytes = dtype.bits / 8;
   if (rows->type != KHOST__REFERENCE_FP32) {

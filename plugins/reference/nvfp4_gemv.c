@@ -24,19 +24,19 @@
 #include "reference.h"
 
 enum {
-  E2M1_UNIT_LOG2 = 1,  /* e2m1 values in units of 2^-1 */
-  E4M3_UNIT_LOG2 = 9,  /* e4m3 values in units of 2^-9 */
+  E2M1_UNIT_LOG2 = 1, /* e2m1 values in units of 2^-1 */
+  E4M3_UNIT_LOG2 = 9, /* e4m3 values in units of 2^-9 */
   SUM_UNIT_LOG2 = 2 * E2M1_UNIT_LOG2 + 2 * E4M3_UNIT_LOG2,
-  BLOCK = 16,          /* elements sharing one scale */
-  CHUNK = 256,         /* elements decoded at a time (a multiple of BLOCK) */
-  MAX_K_LOG2 = 20      /* keeps the int64 sum from overflowing (see above) */
+  BLOCK = 16,     /* elements sharing one scale */
+  CHUNK = 256,    /* elements decoded at a time (a multiple of BLOCK) */
+  MAX_K_LOG2 = 20 /* keeps the int64 sum from overflowing (see above) */
 };
 
 /* Decoded forms of the two formats, built from core/formats.c for each call. */
 typedef struct gemv_tables {
-  int8_t pair[256][2];      /* packed byte -> its two e2m1 values in halves, low nibble first */
-  int64_t scale[256];       /* e4m3 code -> value in units of 2^-9; 0 for the NaN codes */
-  uint8_t scale_nan[256];   /* 1 for the NaN codes */
+  int8_t pair[256][2];    /* packed byte -> its two e2m1 values in halves, low nibble first */
+  int64_t scale[256];     /* e4m3 code -> value in units of 2^-9; 0 for the NaN codes */
+  uint8_t scale_nan[256]; /* 1 for the NaN codes */
 } gemv_tables;
 
 /* The vector side of every batch, decoded once before the rows are split. Owned by the call. */
@@ -139,8 +139,8 @@ static int check_params(const khost_input *in, int64_t *m, int64_t *k, int64_t *
   if (status == KHOST_STATUS_OK) status = khost__reference_param(in, "l", 1, l);
   if (status != KHOST_STATUS_OK) return status;
   if (*k % BLOCK != 0)
-    return khost__reference_fail(in, KHOST_STATUS_INVALID_ARGUMENT,
-                                 "k = %lld is not a multiple of %d", (long long)*k, BLOCK);
+    return khost__reference_fail(in, KHOST_STATUS_INVALID_ARGUMENT, "k = %lld is not a multiple of %d",
+                                 (long long)*k, BLOCK);
   if (*k > (INT64_C(1) << MAX_K_LOG2))
     return khost__reference_fail(in, KHOST_STATUS_UNSUPPORTED,
                                  "k = %lld above 2^%d, where the exact int64 sum could overflow",
@@ -153,19 +153,19 @@ static int check_tensors(const khost_input *in, int64_t m, int64_t k, int64_t l)
   const khost_dtype e2m1 = {KHOST_DTYPE_FLOAT4_E2M1FN, 4, 1};
   const khost_dtype e4m3 = {KHOST_DTYPE_FLOAT8_E4M3FN, 8, 1};
   const khost_dtype fp16 = {KHOST_DTYPE_FLOAT, 16, 1};
-  int64_t swizzled_tiles = (m + 127) / 128 * ((k / BLOCK + 3) / 4) * 512;
+  int64_t sfa_swizzled_bytes = (m + 127) / 128 * ((k / BLOCK + 3) / 4) * 512;
   const struct {
     const char *role;
     khost_dtype dtype;
     int32_t ndim;
     int64_t shape[3];
   } want[KHOST_NVFP4_GEMV_NINPUTS] = {
-    [KHOST_NVFP4_GEMV_A] = {"input a", e2m1, 3, {l, m, k}},
-    [KHOST_NVFP4_GEMV_V] = {"input v", e2m1, 2, {l, k}},
-    [KHOST_NVFP4_GEMV_SFA] = {"input sfa", e4m3, 3, {l, m, k / BLOCK}},
-    [KHOST_NVFP4_GEMV_SFV] = {"input sfv", e4m3, 2, {l, k / BLOCK}},
-    [KHOST_NVFP4_GEMV_SFA_SWZ] = {"input sfa_swizzled", e4m3, 2, {l, swizzled_tiles}},
-    [KHOST_NVFP4_GEMV_SFV_SWZ] = {"input sfv_swizzled", e4m3, 2, {l, (k / BLOCK + 3) / 4 * 512}},
+      [KHOST_NVFP4_GEMV_A] = {"input a", e2m1, 3, {l, m, k}},
+      [KHOST_NVFP4_GEMV_V] = {"input v", e2m1, 2, {l, k}},
+      [KHOST_NVFP4_GEMV_SFA] = {"input sfa", e4m3, 3, {l, m, k / BLOCK}},
+      [KHOST_NVFP4_GEMV_SFV] = {"input sfv", e4m3, 2, {l, k / BLOCK}},
+      [KHOST_NVFP4_GEMV_SFA_SWZ] = {"input sfa_swizzled", e4m3, 2, {l, sfa_swizzled_bytes}},
+      [KHOST_NVFP4_GEMV_SFV_SWZ] = {"input sfv_swizzled", e4m3, 2, {l, (k / BLOCK + 3) / 4 * 512}},
   };
   for (int32_t i = 0; i < KHOST_NVFP4_GEMV_NINPUTS; i++) {
     int status = khost__reference_check_tensor(in, khost__reference_tensor(in->inputs, i), want[i].role,
@@ -187,12 +187,12 @@ static int run(const khost_input *in)
   gemv_tables tables;
   build_tables(&tables);
   gemv_job job = {
-    .m = m,
-    .k = k,
-    .a = khost__reference_tensor(in->inputs, KHOST_NVFP4_GEMV_A)->data,
-    .sfa = khost__reference_tensor(in->inputs, KHOST_NVFP4_GEMV_SFA)->data,
-    .tables = &tables,
-    .c = khost__reference_tensor(in->outputs, KHOST_NVFP4_GEMV_C)->data,
+      .m = m,
+      .k = k,
+      .a = khost__reference_tensor(in->inputs, KHOST_NVFP4_GEMV_A)->data,
+      .sfa = khost__reference_tensor(in->inputs, KHOST_NVFP4_GEMV_SFA)->data,
+      .tables = &tables,
+      .c = khost__reference_tensor(in->outputs, KHOST_NVFP4_GEMV_C)->data,
   };
   status = decode_vector(&tables, khost__reference_tensor(in->inputs, KHOST_NVFP4_GEMV_V)->data,
                          khost__reference_tensor(in->inputs, KHOST_NVFP4_GEMV_SFV)->data, k, l, &job.vec);
@@ -208,8 +208,8 @@ out:
 }
 
 const khost_kernel khost__reference_nvfp4_gemv = {
-  .struct_size = sizeof(khost_kernel),
-  .op = "nvfp4_gemv",
-  .device_type = KHOST_DEVICE_CPU,
-  .run = run,
+    .struct_size = sizeof(khost_kernel),
+    .op = "nvfp4_gemv",
+    .device_type = KHOST_DEVICE_CPU,
+    .run = run,
 };

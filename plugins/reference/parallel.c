@@ -33,8 +33,8 @@ void khost__reference_parallel(int64_t nrows, int threads, khost__reference_rows
   int workers = khost__reference_workers(nrows, threads);
   for (int w = 0; w < workers; w++) {
     /* Balanced split: range sizes differ by at most one row. */
-    tasks[w] = (range_task){.fn = fn, .ctx = ctx, .worker = w, .begin = nrows * w / workers,
-                            .end = nrows * (w + 1) / workers};
+    tasks[w] = (range_task){
+        .fn = fn, .ctx = ctx, .worker = w, .begin = nrows * w / workers, .end = nrows * (w + 1) / workers};
     if (w > 0) tasks[w].started = pthread_create(&tasks[w].thread, NULL, run_task, &tasks[w]) == 0;
   }
   for (int w = 0; w < workers; w++) {

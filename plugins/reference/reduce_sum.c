@@ -27,8 +27,8 @@ static int run(const khost_input *in)
 }
 
 const khost_kernel khost__reference_reduce_sum = {
-  .struct_size = sizeof(khost_kernel),
-  .op = "reduce_sum",
-  .device_type = KHOST_DEVICE_CPU,
-  .run = run,
+    .struct_size = sizeof(khost_kernel),
+    .op = "reduce_sum",
+    .device_type = KHOST_DEVICE_CPU,
+    .run = run,
 };

@@ -62,8 +62,8 @@ static int run(const khost_input *in)
 }
 
 const khost_kernel khost__reference_softmax_online = {
-  .struct_size = sizeof(khost_kernel),
-  .op = "softmax_online",
-  .device_type = KHOST_DEVICE_CPU,
-  .run = run,
+    .struct_size = sizeof(khost_kernel),
+    .op = "softmax_online",
+    .device_type = KHOST_DEVICE_CPU,
+    .run = run,
 };

@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 /* A tensor is usable only when the host filled every field this plugin reads. */
-#define TENSOR_MIN_SIZE (offsetof(khost_tensor, nbytes) + sizeof(size_t))
+#define TENSOR_MIN_SIZE   (offsetof(khost_tensor, nbytes) + sizeof(size_t))
 #define INPUT_THREADS_END (offsetof(khost_input, num_threads) + sizeof(int32_t))
 
 int khost__reference_fail(const khost_input *in, int status, const char *fmt, ...)
@@ -84,8 +84,8 @@ static int check_layout(const khost_input *in, const khost_tensor *t, const char
   for (int32_t d = ndim - 1; t->strides && d >= 0; d--) {
     if (t->strides[d] != stride)
       return khost__reference_fail(in, KHOST_STATUS_INVALID_ARGUMENT,
-                                   "%s: stride %d is %lld, only contiguous row-major (%lld) is handled",
-                                   role, d, (long long)t->strides[d], (long long)stride);
+                                   "%s: stride %d is %lld, only contiguous row-major (%lld) is handled", role,
+                                   d, (long long)t->strides[d], (long long)stride);
     if (__builtin_mul_overflow(stride, shape[d], &stride))
       return khost__reference_fail(in, KHOST_STATUS_INVALID_ARGUMENT, "%s: shape overflows", role);
   }
@@ -99,8 +99,7 @@ static int check_storage(const khost_input *in, const khost_tensor *t, const cha
   if (!contiguous_bytes(t->dtype, ndim, shape, &need))
     return khost__reference_fail(in, KHOST_STATUS_INVALID_ARGUMENT, "%s: shape overflows or splits a byte",
                                  role);
-  if (!t->data)
-    return khost__reference_fail(in, KHOST_STATUS_INVALID_ARGUMENT, "%s: data is NULL", role);
+  if (!t->data) return khost__reference_fail(in, KHOST_STATUS_INVALID_ARGUMENT, "%s: data is NULL", role);
   if (t->nbytes < need)
     return khost__reference_fail(in, KHOST_STATUS_INVALID_ARGUMENT,
                                  "%s: storage of %zu bytes, the shape needs %zu", role, t->nbytes, need);
@@ -117,8 +116,8 @@ int khost__reference_check_tensor(const khost_input *in, const khost_tensor *t, 
   if (t->dtype.code != want.code || t->dtype.bits != want.bits || t->dtype.lanes != 1)
     return khost__reference_fail(in, KHOST_STATUS_INVALID_ARGUMENT,
                                  "%s: dtype {code %u, bits %u, lanes %u}, expected {code %u, bits %u, "
-                                 "lanes 1}", role, t->dtype.code, t->dtype.bits, t->dtype.lanes, want.code,
-                                 want.bits);
+                                 "lanes 1}",
+                                 role, t->dtype.code, t->dtype.bits, t->dtype.lanes, want.code, want.bits);
   if (t->ndim != ndim || !t->shape)
     return khost__reference_fail(in, KHOST_STATUS_INVALID_ARGUMENT, "%s: ndim %d, expected %d", role, t->ndim,
                                  ndim);

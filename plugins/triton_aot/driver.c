@@ -37,16 +37,31 @@ static const struct {
 };
 #undef ENTRY
 
+/* The table is not resolved yet when a lookup fails, so the code is named through
+ * the library's exported symbol. */
+static const char *code_name(CUresult rc)
+{
+  CUresult (*get_name)(CUresult, const char **) = (CUresult(*)(CUresult, const char **))dlsym(library,
+                                                                                               "cuGetErrorName");
+  const char *name = NULL;
+  return get_name && get_name(rc, &name) == CUDA_SUCCESS && name ? name : "an unnamed CUresult";
+}
+
 static int resolve(get_proc_fn get_proc)
 {
   for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++) {
     CUdriverProcAddressQueryResult found = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
     CUresult rc = get_proc(entries[i].symbol, entries[i].slot, DRIVER_API_VERSION,
                            CU_GET_PROC_ADDRESS_DEFAULT, &found);
-    if (rc != CUDA_SUCCESS || found != CU_GET_PROC_ADDRESS_SUCCESS || !*entries[i].slot)
+    if (rc != CUDA_SUCCESS)
       return khost__triton_errorf(load_error, sizeof load_error, KHOST_STATUS_DEVICE_ERROR,
-                                  "%s:%d: %s has no %s (driver too old?)", khost__triton_basename(__FILE__),
-                                  __LINE__, LIBCUDA, entries[i].symbol);
+                                  "%s:%d: %s: cuGetProcAddress(%s): %s", khost__triton_basename(__FILE__),
+                                  __LINE__, LIBCUDA, entries[i].symbol, code_name(rc));
+    if (found != CU_GET_PROC_ADDRESS_SUCCESS || !*entries[i].slot)
+      return khost__triton_errorf(load_error, sizeof load_error, KHOST_STATUS_DEVICE_ERROR,
+                                  "%s:%d: %s has no %s for CUDA %d (driver too old?)",
+                                  khost__triton_basename(__FILE__), __LINE__, LIBCUDA, entries[i].symbol,
+                                  DRIVER_API_VERSION);
   }
   return KHOST_STATUS_OK;
 }

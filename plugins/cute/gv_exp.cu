@@ -1,0 +1,309 @@
+/* nvfp4_gemv: c[b][i] = fp16(sum_j e2m1(a[b][i][j]) * e4m3(sfa[b][i][j/16]) *
+ * e2m1(v[b][j]) * e4m3(sfv[b][j/16])), memory-bound: the packed matrix and its
+ * scales are 9/16 byte per element and are read once.
+ *
+ * Mapping (docs/CUTE.md): a row is k/32 chunks of 16 bytes (32 values, two
+ * scale blocks). TPR lanes share a group of 4 consecutive rows of one batch;
+ * lane t takes chunks t, t + TPR, ... of all 4 rows, so each warp-wide load is
+ * TPR contiguous chunks of a row. Every lane decodes its chunk of v once and
+ * reuses it for the 4 rows, and issues the loads of 2 steps (2 x (4 a chunks +
+ * 4 scale pairs + 1 v chunk + 1 scale pair), 180 bytes) before using any.
+ *
+ * Arithmetic is exact until the fp32 accumulation: e2m1 values doubled are the
+ * integers 0, +-1, 2, 3, 4, 6, 8, 12; a block of 16 products sums to at most
+ * 16 * 144 in magnitude, so dp4a on int8 lanes gives the exact block dot; the
+ * product of two e4m3 scales (and the 1/4 undoing the doubling) is exact in
+ * fp32; one FFMA per block adds it to the row sum. The plain (row-contiguous)
+ * scale layout is read: a row's scales are k/16 contiguous bytes, 2 per chunk;
+ * the swizzled copy exists for tensor-core MMA and would only scatter a GEMV's
+ * reads. */
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
+
+#include <cute/tensor.hpp>
+
+#include "cute.h"
+
+/* An LDG.E.128 that does not allocate in L1 (ld.global.nc.L1::no_allocate):
+ * the matrix streams through once, and keeping it out of L1 leaves L1 to the
+ * vector chunks every warp of the SM rereads. A CuTe copy operation, used
+ * through Copy_Atom like UniversalCopy<uint128_t>. */
+struct khost__cute_stream_load_128 {
+  using SRegisters = cute::uint128_t[1];
+  using DRegisters = cute::uint128_t[1];
+
+  __device__ static void copy(cute::uint128_t const &src, cute::uint128_t &dst)
+  {
+    uint32_t *d = reinterpret_cast<uint32_t *>(&dst);
+    asm("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+        : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
+        : "l"(&src));
+  }
+};
+
+template <>
+struct cute::Copy_Traits<khost__cute_stream_load_128> {
+  using ThrID = Layout<_1>;
+  using SrcLayout = Layout<Shape<_1, _128>>; /* (thread, value) -> bit */
+  using DstLayout = Layout<Shape<_1, _128>>;
+  using RefLayout = SrcLayout;
+};
+
+namespace {
+
+using cute::uint128_t;
+
+constexpr int THREADS = 256;
+constexpr int ROWS_PER_GROUP = 4; /* rows that share one decode of a v chunk */
+constexpr int STEPS_IN_FLIGHT = 1;
+
+/* prmt byte tables: e2m1 magnitude code 0..7 -> twice its value (0, 1, 2, 3, 4,
+ * 6, 8, 12) as int8, and the same negated. */
+constexpr uint32_t DOUBLED_LO = 0x03020100u, DOUBLED_HI = 0x0C080604u;
+constexpr uint32_t NEGATED_LO = 0xFDFEFF00u, NEGATED_HI = 0xF4F8FAFCu;
+
+/* PTX prmt: byte i of the result is byte (selector nibble i & 7) of {b:a};
+ * a nibble with bit 3 set replicates that byte's sign bit instead. */
+__device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b, uint32_t selector)
+{
+  uint32_t d;
+  asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(selector));
+  return d;
+}
+
+/* Bytes of mask 0xff pick from when_set, bytes 0x00 from when_clear (one LOP3). */
+__device__ __forceinline__ uint32_t select_bytes(uint32_t mask, uint32_t when_set, uint32_t when_clear)
+{
+  return (when_set & mask) | (when_clear & ~mask);
+}
+
+/* For the 8 e2m1 codes of word w (code i in nibble i): byte i of *low is 0xff
+ * when code i (i < 4) is negative, byte i of *high likewise for code 4 + i.
+ * The sign bit of an odd code is bit 7 of its byte of w, that of an even code
+ * bit 7 of its byte of w << 4; prmt's sign mode replicates it. */
+__device__ __forceinline__ void negative_masks(uint32_t w, uint32_t *low, uint32_t *high)
+{
+  uint32_t shifted = w << 4;
+  *low = prmt(shifted, w, 0xD9C8);
+  *high = prmt(shifted, w, 0xFBEA);
+}
+
+/* 8 values of v, doubled, as two int8x4 words (codes 0-3, 4-7), and negated. */
+struct vector_word {
+  uint32_t plus[2];
+  uint32_t minus[2];
+};
+
+__device__ __forceinline__ vector_word decode_vector_word(uint32_t w)
+{
+  uint32_t codes = w & 0x77777777u; /* magnitude codes: no nibble triggers prmt's sign mode */
+  uint32_t doubled[2] = {prmt(DOUBLED_LO, DOUBLED_HI, codes), prmt(DOUBLED_LO, DOUBLED_HI, codes >> 16)};
+  uint32_t negated[2] = {prmt(NEGATED_LO, NEGATED_HI, codes), prmt(NEGATED_LO, NEGATED_HI, codes >> 16)};
+  uint32_t negative[2];
+  negative_masks(w, &negative[0], &negative[1]);
+  vector_word out;
+#pragma unroll
+  for (int h = 0; h < 2; h++) {
+    out.plus[h] = select_bytes(negative[h], negated[h], doubled[h]);
+    out.minus[h] = select_bytes(negative[h], doubled[h], negated[h]);
+  }
+  return out;
+}
+
+/* dot + the 8 products of a's codes in w with v's matching values, each doubled
+ * (so 4x the true products): a's magnitudes times v with a's sign applied. */
+__device__ __forceinline__ int dot_word(uint32_t w, const vector_word &v, int dot)
+{
+  uint32_t codes = w & 0x77777777u;
+  uint32_t negative[2];
+  negative_masks(w, &negative[0], &negative[1]);
+  dot = __dp4a(int(prmt(DOUBLED_LO, DOUBLED_HI, codes)), int(select_bytes(negative[0], v.minus[0], v.plus[0])), dot);
+  return __dp4a(int(prmt(DOUBLED_LO, DOUBLED_HI, codes >> 16)),
+                int(select_bytes(negative[1], v.minus[1], v.plus[1])), dot);
+}
+
+/* The two e4m3 scales of a chunk (low byte: first block), exact in fp32; NaN
+ * codes stay NaN. */
+__device__ __forceinline__ float2 scale_pair(uint16_t codes)
+{
+  __half2_raw h = __nv_cvt_fp8x2_to_halfraw2(codes, __NV_E4M3);
+  return __half22float2(__half2(h));
+}
+
+/* The 4 words of a 16-byte chunk. */
+__device__ __forceinline__ void chunk_words(const uint128_t &chunk, uint32_t (&w)[4])
+{
+  memcpy(w, &chunk, sizeof w);
+}
+
+/* Everything one lane loads for one step: its chunk of v and of each row. */
+template <int R>
+struct step_loads {
+  decltype(cute::make_tensor<uint128_t>(cute::Shape<cute::_1, cute::Int<R>>{})) a; /* (atom, row) */
+  uint16_t sfa[R];
+  uint128_t v;
+  uint16_t sfv;
+};
+
+/* row_sums[r] += the products of one chunk of row r with the lane's v chunk. */
+template <int R>
+__device__ __forceinline__ void accumulate_step(const step_loads<R> &in, float (&row_sums)[R])
+{
+  uint32_t vw[4];
+  chunk_words(in.v, vw);
+  vector_word v[4];
+#pragma unroll
+  for (int q = 0; q < 4; q++) v[q] = decode_vector_word(vw[q]);
+  float2 sv = scale_pair(in.sfv);
+  sv.x *= 0.25f; /* undoes the doubling of both operands; exact */
+  sv.y *= 0.25f;
+#pragma unroll
+  for (int r = 0; r < R; r++) {
+    uint32_t aw[4];
+    chunk_words(in.a(0, r), aw);
+    int block0 = dot_word(aw[1], v[1], dot_word(aw[0], v[0], 0));
+    int block1 = dot_word(aw[3], v[3], dot_word(aw[2], v[2], 0));
+    float2 sa = scale_pair(in.sfa[r]);
+    row_sums[r] = fmaf(float(block0), sa.x * sv.x, row_sums[r]);
+    row_sums[r] = fmaf(float(block1), sa.y * sv.y, row_sums[r]);
+  }
+}
+
+template <int TPR>
+__global__ void __launch_bounds__(THREADS, 1) gemv_rows(const uint128_t *a, const uint16_t *sfa,
+                                                        const uint128_t *v, const uint16_t *sfv, __half *c,
+                                                        int rows, int m, int chunks_per_row)
+{
+  using namespace cute;
+  constexpr int R = ROWS_PER_GROUP;
+  constexpr int GROUPS = THREADS / TPR;
+  int t = int(threadIdx.x) % TPR;
+  int group = int(blockIdx.x) * GROUPS + int(threadIdx.x) / TPR;
+  bool group_valid = group * R < rows; /* rows % R == 0: a group is wholly in or out */
+  int batch = group_valid ? group * R / m : 0;
+
+  auto matrix = make_layout(make_shape(rows, chunks_per_row), make_stride(int64_t(chunks_per_row), Int<1>{}));
+  auto vectors = make_layout(make_shape(rows / m, chunks_per_row), make_stride(int64_t(chunks_per_row), Int<1>{}));
+  auto row_tiler = Shape<Int<R>, Int<TPR>>{};
+  auto vector_tiler = Shape<_1, Int<TPR>>{};
+  /* (R, steps): chunk t of every TPR-chunk step of the group's rows. */
+  Tensor tA = local_tile(make_tensor(make_gmem_ptr(a), matrix), row_tiler, make_coord(group, _))(_, t, _);
+  Tensor tSfa = local_tile(make_tensor(make_gmem_ptr(sfa), matrix), row_tiler, make_coord(group, _))(_, t, _);
+  /* (steps): the same chunks of the batch's vector. */
+  Tensor tV = local_tile(make_tensor(make_gmem_ptr(v), vectors), vector_tiler, make_coord(batch, _))(0, t, _);
+  Tensor tSfv = local_tile(make_tensor(make_gmem_ptr(sfv), vectors), vector_tiler, make_coord(batch, _))(0, t, _);
+  Tensor gC = make_tensor(make_gmem_ptr(c), make_layout(rows));
+
+  Copy_Atom<khost__cute_stream_load_128, uint128_t> stream_atom;
+  float row_sums[R] = {};
+  int steps = int(size<1>(tA));
+  for (int first = 0; first < steps; first += STEPS_IN_FLIGHT) {
+    step_loads<R> in[STEPS_IN_FLIGHT] = {}; /* chunks past the row end stay zero and add nothing */
+#pragma unroll
+    for (int u = 0; u < STEPS_IN_FLIGHT; u++) {
+      int step = first + u;
+      if (!group_valid || step * TPR + t >= chunks_per_row) continue;
+      Tensor src = tA(_, step);
+      copy(stream_atom, make_tensor(src.data(), make_layout(Layout<_1, _0>{}, src.layout())), in[u].a);
+#pragma unroll
+      for (int r = 0; r < R; r++) in[u].sfa[r] = tSfa(r, step);
+      in[u].v = tV(step);
+      in[u].sfv = tSfv(step);
+    }
+#pragma unroll
+    for (int u = 0; u < STEPS_IN_FLIGHT; u++) accumulate_step(in[u], row_sums);
+  }
+
+#pragma unroll
+  for (int r = 0; r < R; r++) {
+#pragma unroll
+    for (int offset = TPR / 2; offset > 0; offset /= 2)
+      row_sums[r] += __shfl_xor_sync(0xffffffffu, row_sums[r], offset);
+    if (group_valid && r % TPR == t) gC(group * R + r) = __float2half_rn(row_sums[r]);
+  }
+}
+
+struct gemv_args {
+  int64_t m, k, l;
+  const void *a, *sfa, *v, *sfv;
+  void *c;
+};
+
+int check(const khost_input *in, gemv_args *args)
+{
+  int status = khost__cute_check_counts(in, KHOST_NVFP4_GEMV_NINPUTS, KHOST_NVFP4_GEMV_NOUTPUTS);
+  if (status == KHOST_STATUS_OK) status = khost__cute_param(in, "m", 1, &args->m);
+  if (status == KHOST_STATUS_OK) status = khost__cute_param(in, "k", 32, &args->k);
+  if (status == KHOST_STATUS_OK) status = khost__cute_param(in, "l", 1, &args->l);
+  if (status != KHOST_STATUS_OK) return status;
+  int64_t m = args->m, k = args->k, l = args->l;
+  if (k % 32 != 0 || m % ROWS_PER_GROUP != 0 || l * m > INT32_MAX)
+    return khost__cute_fail(in, KHOST_STATUS_UNSUPPORTED,
+                            "nvfp4_gemv: needs k %% 32 == 0 (16-byte chunks), m %% %d == 0 and l*m <= 2^31-1; "
+                            "got m = %lld, k = %lld, l = %lld", ROWS_PER_GROUP, (long long)m, (long long)k,
+                            (long long)l);
+  const khost_dtype e2m1 = {KHOST_DTYPE_FLOAT4_E2M1FN, 4, 1};
+  const khost_dtype e4m3 = {KHOST_DTYPE_FLOAT8_E4M3FN, 8, 1};
+  const khost_dtype fp16 = {KHOST_DTYPE_FLOAT, 16, 1};
+  const int64_t a_shape[3] = {l, m, k}, v_shape[2] = {l, k}, sfa_shape[3] = {l, m, k / 16};
+  const int64_t sfv_shape[2] = {l, k / 16}, c_shape[2] = {l, m};
+  const khost_tensor *a = khost__cute_tensor(in->inputs, KHOST_NVFP4_GEMV_A);
+  const khost_tensor *v = khost__cute_tensor(in->inputs, KHOST_NVFP4_GEMV_V);
+  const khost_tensor *sfa = khost__cute_tensor(in->inputs, KHOST_NVFP4_GEMV_SFA);
+  const khost_tensor *sfv = khost__cute_tensor(in->inputs, KHOST_NVFP4_GEMV_SFV);
+  const khost_tensor *c = khost__cute_tensor(in->outputs, KHOST_NVFP4_GEMV_C);
+  status = khost__cute_check_tensor(in, a, "input a", e2m1, 3, a_shape);
+  if (status == KHOST_STATUS_OK) status = khost__cute_check_tensor(in, v, "input v", e2m1, 2, v_shape);
+  if (status == KHOST_STATUS_OK) status = khost__cute_check_tensor(in, sfa, "input sfa", e4m3, 3, sfa_shape);
+  if (status == KHOST_STATUS_OK) status = khost__cute_check_tensor(in, sfv, "input sfv", e4m3, 2, sfv_shape);
+  if (status == KHOST_STATUS_OK) status = khost__cute_check_tensor(in, c, "output c", fp16, 2, c_shape);
+  if (status != KHOST_STATUS_OK) return status;
+  *args = {m, k, l, a->data, sfa->data, v->data, sfv->data, c->data};
+  const void *chunked[2] = {args->a, args->v}, *paired[3] = {args->sfa, args->sfv, args->c};
+  if (!khost__cute_aligned(chunked, 2, 16) || !khost__cute_aligned(paired, 3, 2))
+    return khost__cute_fail(in, KHOST_STATUS_UNSUPPORTED,
+                            "nvfp4_gemv: a and v must be 16-byte aligned, sfa, sfv and c 2-byte aligned "
+                            "(a %p, v %p, sfa %p, sfv %p, c %p)", args->a, args->v, args->sfa, args->sfv, args->c);
+  return KHOST_STATUS_OK;
+}
+
+template <int TPR>
+int launch(const khost_input *in, const gemv_args &args)
+{
+  int rows = int(args.l * args.m), chunks_per_row = int(args.k / 32);
+  constexpr int ROWS_PER_BLOCK = THREADS / TPR * ROWS_PER_GROUP;
+  int blocks = (rows + ROWS_PER_BLOCK - 1) / ROWS_PER_BLOCK;
+  gemv_rows<TPR><<<blocks, THREADS, 0, (cudaStream_t)in->stream>>>(
+      static_cast<const uint128_t *>(args.a), static_cast<const uint16_t *>(args.sfa),
+      static_cast<const uint128_t *>(args.v), static_cast<const uint16_t *>(args.sfv),
+      static_cast<__half *>(args.c), rows, int(args.m), chunks_per_row);
+  KHOST__CUTE_CHECK(in, cudaGetLastError());
+  return KHOST_STATUS_OK;
+}
+
+int supports(const khost_input *in)
+{
+  gemv_args args;
+  return check(in, &args);
+}
+
+/* TPR: the widest power of two up to a warp that a row's chunks fill. */
+int run(const khost_input *in)
+{
+  gemv_args args;
+  int status = check(in, &args);
+  if (status != KHOST_STATUS_OK) return status;
+  int64_t chunks_per_row = args.k / 32;
+  if (chunks_per_row >= 32) return launch<32>(in, args);
+  if (chunks_per_row >= 16) return launch<16>(in, args);
+  if (chunks_per_row >= 8) return launch<8>(in, args);
+  if (chunks_per_row >= 4) return launch<4>(in, args);
+  if (chunks_per_row >= 2) return launch<2>(in, args);
+  return launch<1>(in, args);
+}
+
+} // namespace
+
+const khost_kernel khost__cute_nvfp4_gemv = {
+  sizeof(khost_kernel), "nvfp4_gemv", KHOST_DEVICE_CUDA, run, supports, nullptr,
+};
