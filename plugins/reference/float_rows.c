@@ -63,8 +63,8 @@ int khost__reference_rows_open(const khost_input *in, khost__reference_rows_out 
   if (status == KHOST_STATUS_OK) status = khost__reference_param(in, "m", 1, &rows->m);
   if (status == KHOST_STATUS_OK) status = khost__reference_param(in, "n", 1, &rows->n);
   if (status != KHOST_STATUS_OK) return status;
-  const khost_tensor *input = khost__reference_tensor(in->inputs, KHOST_ROWWISE_IN);
-  const khost_tensor *output = khost__reference_tensor(in->outputs, KHOST_ROWWISE_OUT);
+  const khost_tensor *input = khost_tensor_at(in->inputs, KHOST_ROWWISE_IN);
+  const khost_tensor *output = khost_tensor_at(in->outputs, KHOST_ROWWISE_OUT);
   const int64_t in_shape[2] = {rows->m, rows->n};
   int64_t out_dims[2];
   int32_t out_ndim = output_shape(out_shape, rows->m, rows->n, out_dims);

@@ -168,12 +168,12 @@ static int check_tensors(const khost_input *in, int64_t m, int64_t k, int64_t l)
       [KHOST_NVFP4_GEMV_SFV_SWZ] = {"input sfv_swizzled", e4m3, 2, {l, (k / BLOCK + 3) / 4 * 512}},
   };
   for (int32_t i = 0; i < KHOST_NVFP4_GEMV_NINPUTS; i++) {
-    int status = khost__reference_check_tensor(in, khost__reference_tensor(in->inputs, i), want[i].role,
+    int status = khost__reference_check_tensor(in, khost_tensor_at(in->inputs, i), want[i].role,
                                                want[i].dtype, want[i].ndim, want[i].shape);
     if (status != KHOST_STATUS_OK) return status;
   }
   const int64_t c_shape[2] = {l, m};
-  return khost__reference_check_tensor(in, khost__reference_tensor(in->outputs, KHOST_NVFP4_GEMV_C),
+  return khost__reference_check_tensor(in, khost_tensor_at(in->outputs, KHOST_NVFP4_GEMV_C),
                                        "output c", fp16, 2, c_shape);
 }
 
@@ -189,13 +189,13 @@ static int run(const khost_input *in)
   gemv_job job = {
       .m = m,
       .k = k,
-      .a = khost__reference_tensor(in->inputs, KHOST_NVFP4_GEMV_A)->data,
-      .sfa = khost__reference_tensor(in->inputs, KHOST_NVFP4_GEMV_SFA)->data,
+      .a = khost_tensor_at(in->inputs, KHOST_NVFP4_GEMV_A)->data,
+      .sfa = khost_tensor_at(in->inputs, KHOST_NVFP4_GEMV_SFA)->data,
       .tables = &tables,
-      .c = khost__reference_tensor(in->outputs, KHOST_NVFP4_GEMV_C)->data,
+      .c = khost_tensor_at(in->outputs, KHOST_NVFP4_GEMV_C)->data,
   };
-  status = decode_vector(&tables, khost__reference_tensor(in->inputs, KHOST_NVFP4_GEMV_V)->data,
-                         khost__reference_tensor(in->inputs, KHOST_NVFP4_GEMV_SFV)->data, k, l, &job.vec);
+  status = decode_vector(&tables, khost_tensor_at(in->inputs, KHOST_NVFP4_GEMV_V)->data,
+                         khost_tensor_at(in->inputs, KHOST_NVFP4_GEMV_SFV)->data, k, l, &job.vec);
   if (status != KHOST_STATUS_OK) {
     status = khost__reference_fail(in, status, "out of memory decoding the vector (l*k = %lld)",
                                    (long long)(l * k));

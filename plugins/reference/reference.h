@@ -25,10 +25,6 @@ int khost__reference_param(const khost_input *in, const char *name, int64_t min,
 /* INVALID_ARGUMENT unless in carries exactly ninputs inputs and noutputs outputs. */
 int khost__reference_check_counts(const khost_input *in, int32_t ninputs, int32_t noutputs);
 
-/* Tensor `index` of an array the host laid out with its own sizeof(khost_tensor)
- * (read from struct_size, so a host of a newer minor still indexes correctly).
- * The result points into host-owned memory valid for the call. */
-const khost_tensor *khost__reference_tensor(const khost_tensor *array, int32_t index);
 
 /* Checks that t is a contiguous row-major CPU tensor of dtype `want`, the given
  * shape, and storage of at least the bytes that shape needs. INVALID_ARGUMENT

@@ -53,11 +53,6 @@ int khost__reference_check_counts(const khost_input *in, int32_t ninputs, int32_
   return KHOST_STATUS_OK;
 }
 
-const khost_tensor *khost__reference_tensor(const khost_tensor *array, int32_t index)
-{
-  return (const khost_tensor *)((const char *)array + (size_t)index * array->struct_size);
-}
-
 /* Bytes a contiguous tensor of this shape occupies (sub-byte types packed along
  * the last dimension); false on overflow or a row of sub-byte elements that
  * does not end on a byte. */

@@ -44,7 +44,7 @@ static const char *code_name(CUresult rc)
   CUresult (*get_name)(CUresult, const char **) = (CUresult(*)(CUresult, const char **))dlsym(library,
                                                                                                "cuGetErrorName");
   const char *name = NULL;
-  return get_name && get_name(rc, &name) == CUDA_SUCCESS && name ? name : "an unnamed CUresult";
+  return get_name && get_name(rc, &name) == CUDA_SUCCESS && name ? name : "unnamed";
 }
 
 static int resolve(get_proc_fn get_proc)
@@ -55,8 +55,9 @@ static int resolve(get_proc_fn get_proc)
                            CU_GET_PROC_ADDRESS_DEFAULT, &found);
     if (rc != CUDA_SUCCESS)
       return khost__triton_errorf(load_error, sizeof load_error, KHOST_STATUS_DEVICE_ERROR,
-                                  "%s:%d: %s: cuGetProcAddress(%s): %s", khost__triton_basename(__FILE__),
-                                  __LINE__, LIBCUDA, entries[i].symbol, code_name(rc));
+                                  "%s:%d: %s: cuGetProcAddress(%s): %s (CUresult %d)",
+                                  khost__triton_basename(__FILE__), __LINE__, LIBCUDA, entries[i].symbol,
+                                  code_name(rc), (int)rc);
     if (found != CU_GET_PROC_ADDRESS_SUCCESS || !*entries[i].slot)
       return khost__triton_errorf(load_error, sizeof load_error, KHOST_STATUS_DEVICE_ERROR,
                                   "%s:%d: %s has no %s for CUDA %d (driver too old?)",

@@ -16,12 +16,13 @@
 
 static void transpose(const khost_input *in, unsigned char *to)
 {
-  const khost_tensor *src = &in->inputs[0];
+  const khost_tensor *src = khost_tensor_at(in->inputs, 0);
   const unsigned char *from = src->data;
   int64_t m = src->shape[0], n = src->shape[1];
   size_t size = src->dtype.bits / 8;
   for (int64_t i = 0; i < m; i++)
-    for (int64_t j = 0; j < n; j++) memcpy(to + (size_t)(j * m + i) * size, from + (size_t)(i * n + j) * size, size);
+    for (int64_t j = 0; j < n; j++)
+      memcpy(to + (size_t)(j * m + i) * size, from + (size_t)(i * n + j) * size, size);
 }
 
 #ifdef FAULT_CACHED
@@ -32,7 +33,7 @@ static size_t cached_bytes;
 
 static int run_copy(const khost_input *in)
 {
-  const khost_tensor *dst = &in->outputs[0];
+  const khost_tensor *dst = khost_tensor_at(in->outputs, 0);
   unsigned char *out = dst->data;
 #if defined(FAULT_SEGV)
   raise(SIGSEGV);
@@ -62,7 +63,7 @@ static int run_copy(const khost_input *in)
   out[dst->nbytes + 3] = 0x42;
 #endif
 #ifdef FAULT_MUTATE_INPUT
-  ((unsigned char *)in->inputs[0].data)[0] ^= 1;
+  ((unsigned char *)khost_tensor_at(in->inputs, 0)->data)[0] ^= 1;
 #endif
   return KHOST_STATUS_OK;
 }
@@ -88,9 +89,11 @@ static double block_value(const uint8_t *codes, const uint8_t *scales, int64_t j
 static int run_gemv(const khost_input *in)
 {
   int64_t m = khost_param_get(in, "m", 0), k = khost_param_get(in, "k", 0), l = khost_param_get(in, "l", 0);
-  const uint8_t *a = in->inputs[KHOST_NVFP4_GEMV_A].data, *v = in->inputs[KHOST_NVFP4_GEMV_V].data;
-  const uint8_t *sfa = in->inputs[KHOST_NVFP4_GEMV_SFA].data, *sfv = in->inputs[KHOST_NVFP4_GEMV_SFV].data;
-  uint16_t *c = in->outputs[KHOST_NVFP4_GEMV_C].data;
+  const uint8_t *a = khost_tensor_at(in->inputs, KHOST_NVFP4_GEMV_A)->data,
+                *v = khost_tensor_at(in->inputs, KHOST_NVFP4_GEMV_V)->data;
+  const uint8_t *sfa = khost_tensor_at(in->inputs, KHOST_NVFP4_GEMV_SFA)->data,
+                *sfv = khost_tensor_at(in->inputs, KHOST_NVFP4_GEMV_SFV)->data;
+  uint16_t *c = khost_tensor_at(in->outputs, KHOST_NVFP4_GEMV_C)->data;
   for (int64_t b = 0; b < l; b++)
     for (int64_t i = 0; i < m; i++) {
       const uint8_t *row = a + (b * m + i) * (k / 2), *row_scales = sfa + (b * m + i) * (k / 16);
@@ -106,11 +109,15 @@ static int run_gemv(const khost_input *in)
   return KHOST_STATUS_OK;
 }
 
-static const khost_kernel copy_kernel = {
-    .struct_size = sizeof(khost_kernel), .op = "copy_transpose", .device_type = KHOST_DEVICE_CPU,
-    .run = run_copy, .supports = decline_fn};
-static const khost_kernel gemv_kernel = {
-    .struct_size = sizeof(khost_kernel), .op = "nvfp4_gemv", .device_type = KHOST_DEVICE_CPU, .run = run_gemv};
+static const khost_kernel copy_kernel = {.struct_size = sizeof(khost_kernel),
+                                         .op = "copy_transpose",
+                                         .device_type = KHOST_DEVICE_CPU,
+                                         .run = run_copy,
+                                         .supports = decline_fn};
+static const khost_kernel gemv_kernel = {.struct_size = sizeof(khost_kernel),
+                                         .op = "nvfp4_gemv",
+                                         .device_type = KHOST_DEVICE_CPU,
+                                         .run = run_gemv};
 static const khost_kernel *const kernels[] = {&copy_kernel, &gemv_kernel};
 
 static const khost_plugin descriptor = {

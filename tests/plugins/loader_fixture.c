@@ -13,9 +13,9 @@
 /* A real (slow) transpose, so that a good fixture is a working backend. */
 __attribute__((unused)) static int run_copy(const khost_input *in)
 {
-  const khost_tensor *src = &in->inputs[0];
+  const khost_tensor *src = khost_tensor_at(in->inputs, 0);
   const unsigned char *from = src->data;
-  unsigned char *to = in->outputs[0].data;
+  unsigned char *to = khost_tensor_at(in->outputs, 0)->data;
   int64_t m = src->shape[0], n = src->shape[1];
   size_t size = src->dtype.bits / 8;
   for (int64_t i = 0; i < m; i++)

@@ -117,9 +117,9 @@ typedef struct khost_input {
   int32_t nparams;              /* entries in params */
   const khost_param *params;    /* the op's parameters; host-owned */
   int32_t ninputs;              /* entries in inputs */
-  const khost_tensor *inputs;   /* read-only tensors, in the op's documented order */
+  const khost_tensor *inputs;   /* read-only tensors in the op's order; index with khost_tensor_at */
   int32_t noutputs;             /* entries in outputs */
-  const khost_tensor *outputs;  /* tensors the kernel must fully overwrite */
+  const khost_tensor *outputs;  /* tensors to overwrite completely; index with khost_tensor_at */
   void *stream;                 /* cudaStream_t (CUstream) for CUDA kernels; NULL for CPU */
   void *workspace;              /* host-owned scratch of workspace_bytes on the kernel's device, or NULL */
   size_t workspace_bytes;       /* as asked through khost_kernel.workspace_size */
@@ -127,6 +127,14 @@ typedef struct khost_input {
   size_t error_size;            /* capacity of error in bytes (>= 256) */
   int32_t num_threads;          /* CPU kernels: threads the kernel may use (>= 1) */
 } khost_input;
+
+/* Tensor i of khost_input.inputs or .outputs. Arrays are stepped by the host's
+ * struct_size (the same for every tensor of an array), never by this header's
+ * sizeof: a newer host's khost_tensor may be larger. Borrowed pointer. */
+static inline const khost_tensor *khost_tensor_at(const khost_tensor *array, int32_t i)
+{
+  return (const khost_tensor *)(const void *)((const char *)array + (size_t)i * array->struct_size);
+}
 
 /* Runs the op. Returns khost_status; on failure writes a message into in->error.
  * CUDA kernels enqueue on in->stream only and need not synchronise. */
