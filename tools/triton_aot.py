@@ -40,171 +40,171 @@ EXPORTED_CONSTEXPRS = ("BLOCK_M", "BLOCK_N", "BLOCK_K")
 
 
 class ManifestError(Exception):
-  pass
+    pass
 
 
 def load_manifest(path):
-  variants = runpy.run_path(path).get("VARIANTS")
-  if not isinstance(variants, list) or not variants:
-    raise ManifestError(f"{path}: VARIANTS must be a non-empty list")
-  seen = set()
-  for v in variants:
-    missing = [k for k in REQUIRED if k not in v]
-    if missing:
-      raise ManifestError(f"{path}: variant {v.get('name', '?')} lacks {', '.join(missing)}")
-    if not re.fullmatch(r"[a-z0-9_]+", v["name"]) or v["name"] in seen:
-      raise ManifestError(f"{path}: variant name {v['name']!r} is not unique [a-z0-9_]+")
-    if v["dtype"] not in DTYPES:
-      raise ManifestError(f"{path}: variant {v['name']}: unknown dtype {v['dtype']!r}")
-    seen.add(v["name"])
-  return variants
+    variants = runpy.run_path(path).get("VARIANTS")
+    if not isinstance(variants, list) or not variants:
+        raise ManifestError(f"{path}: VARIANTS must be a non-empty list")
+    seen = set()
+    for v in variants:
+        missing = [k for k in REQUIRED if k not in v]
+        if missing:
+            raise ManifestError(f"{path}: variant {v.get('name', '?')} lacks {', '.join(missing)}")
+        if not re.fullmatch(r"[a-z0-9_]+", v["name"]) or v["name"] in seen:
+            raise ManifestError(f"{path}: variant name {v['name']!r} is not unique [a-z0-9_]+")
+        if v["dtype"] not in DTYPES:
+            raise ManifestError(f"{path}: variant {v['name']}: unknown dtype {v['dtype']!r}")
+        seen.add(v["name"])
+    return variants
 
 
 def arg_letter(ty):
-  if ty.startswith("*"):
-    return "p"
-  if ty not in ARG_LETTERS:
-    # fp32 scalars are refused on purpose: a launcher that passes a C float where the
-    # kernel reads a 32-bit parameter is easy to get wrong (the stock launcher does).
-    raise ManifestError(f"argument type {ty!r} not supported (pointers, i32 and i64 only)")
-  return ARG_LETTERS[ty]
+    if ty.startswith("*"):
+        return "p"
+    if ty not in ARG_LETTERS:
+        # fp32 scalars are refused on purpose: a launcher that passes a C float where the
+        # kernel reads a 32-bit parameter is easy to get wrong (the stock launcher does).
+        raise ManifestError(f"argument type {ty!r} not supported (pointers, i32 and i64 only)")
+    return ARG_LETTERS[ty]
 
 
 def parse_signature(fn, variant):
-  """Returns (ASTSource signature, attrs, argument letters) for one variant."""
-  signature, attrs, letters = {}, {}, ""
-  declared = dict(variant["signature"])
-  for index, arg in enumerate(fn.arg_names):
-    if arg in variant["constexprs"]:
-      signature[arg] = "constexpr"
-      continue
-    if arg not in declared:
-      raise ManifestError(f"{variant['name']}: argument {arg} is neither in signature nor constexprs")
-    ty, _, hint = declared.pop(arg).partition(":")
-    signature[arg] = ty
-    letters += arg_letter(ty)
-    if hint:
-      attrs[(index, )] = [["tt.divisibility", int(hint)]]
-  if declared:
-    raise ManifestError(f"{variant['name']}: {fn.__name__} has no argument {', '.join(declared)}")
-  return signature, attrs, letters
+    """Returns (ASTSource signature, attrs, argument letters) for one variant."""
+    signature, attrs, letters = {}, {}, ""
+    declared = dict(variant["signature"])
+    for index, arg in enumerate(fn.arg_names):
+        if arg in variant["constexprs"]:
+            signature[arg] = "constexpr"
+            continue
+        if arg not in declared:
+            raise ManifestError(f"{variant['name']}: argument {arg} is neither in signature nor constexprs")
+        ty, _, hint = declared.pop(arg).partition(":")
+        signature[arg] = ty
+        letters += arg_letter(ty)
+        if hint:
+            attrs[(index, )] = [["tt.divisibility", int(hint)]]
+    if declared:
+        raise ManifestError(f"{variant['name']}: {fn.__name__} has no argument {', '.join(declared)}")
+    return signature, attrs, letters
 
 
 _modules = {}
 
 
 def kernel_function(kernels_dir, source, function):
-  path = os.path.join(kernels_dir, source)
-  if path not in _modules:
-    spec = importlib.util.spec_from_file_location(f"khost_triton_{len(_modules)}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    _modules[path] = module
-  return getattr(_modules[path], function)
+    path = os.path.join(kernels_dir, source)
+    if path not in _modules:
+        spec = importlib.util.spec_from_file_location(f"khost_triton_{len(_modules)}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        _modules[path] = module
+    return getattr(_modules[path], function)
 
 
 def compile_variant(kernels_dir, variant):
-  """Runs in a worker process. Returns a dict of what the C table needs."""
-  import triton
-  from triton.backends.compiler import GPUTarget
-  from triton.compiler import ASTSource
+    """Runs in a worker process. Returns a dict of what the C table needs."""
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
 
-  start = time.monotonic()
-  fn = kernel_function(kernels_dir, variant["source"], variant["function"])
-  signature, attrs, letters = parse_signature(fn, variant)
-  source = ASTSource(fn, signature, dict(variant["constexprs"]), attrs)
-  options = {"num_warps": variant["num_warps"], "num_stages": variant["num_stages"]}
-  compiled = triton.compile(source, target=GPUTarget("cuda", TARGET_ARCH, WARP_SIZE), options=options)
-  md = compiled.metadata
-  for scratch in ("global_scratch_size", "profile_scratch_size"):
-    if getattr(md, scratch, 0) > 0:
-      raise ManifestError(f"{variant['name']}: needs {scratch} = {getattr(md, scratch)} bytes, "
-                          "which an ahead-of-time launch cannot provide")
-  if md.num_warps != variant["num_warps"] or md.num_ctas != 1:
-    raise ManifestError(f"{variant['name']}: compiled with num_warps {md.num_warps}, "
-                        f"num_ctas {md.num_ctas}")
-  return {"variant": variant, "kernel": md.name, "shared": md.shared, "args": letters,
-          "cubin": bytes(compiled.asm["cubin"]), "seconds": time.monotonic() - start}
+    start = time.monotonic()
+    fn = kernel_function(kernels_dir, variant["source"], variant["function"])
+    signature, attrs, letters = parse_signature(fn, variant)
+    source = ASTSource(fn, signature, dict(variant["constexprs"]), attrs)
+    options = {"num_warps": variant["num_warps"], "num_stages": variant["num_stages"]}
+    compiled = triton.compile(source, target=GPUTarget("cuda", TARGET_ARCH, WARP_SIZE), options=options)
+    md = compiled.metadata
+    for scratch in ("global_scratch_size", "profile_scratch_size"):
+        if getattr(md, scratch, 0) > 0:
+            raise ManifestError(f"{variant['name']}: needs {scratch} = {getattr(md, scratch)} bytes, "
+                                "which an ahead-of-time launch cannot provide")
+    if md.num_warps != variant["num_warps"] or md.num_ctas != 1:
+        raise ManifestError(f"{variant['name']}: compiled with num_warps {md.num_warps}, "
+                            f"num_ctas {md.num_ctas}")
+    return {"variant": variant, "kernel": md.name, "shared": md.shared, "args": letters,
+            "cubin": bytes(compiled.asm["cubin"]), "seconds": time.monotonic() - start}
 
 
 def c_string(text):
-  return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def c_bytes(data):
-  lines = []
-  for i in range(0, len(data), 20):
-    lines.append("  " + ",".join(str(b) for b in data[i:i + 20]) + ",")
-  return "\n".join(lines)
+    lines = []
+    for i in range(0, len(data), 20):
+        lines.append("  " + ",".join(str(b) for b in data[i:i + 20]) + ",")
+    return "\n".join(lines)
 
 
 def emit_c(results, manifest_path):
-  out = [
-      f"/* Generated by tools/triton_aot.py from {os.path.basename(manifest_path)}; do not edit.",
-      " * sm_90a cubins of the triton_aot plugin and their launch table (variant.h). */",
-      '#include "variant.h"',
-      "",
-  ]
-  for i, r in enumerate(results):
-    out += [f"static const unsigned char cubin_{i}[{len(r['cubin'])}] = {{", c_bytes(r["cubin"]), "};"]
-  out += ["", "const khost__triton_variant khost__triton_variants[] = {"]
-  for i, r in enumerate(results):
-    v = r["variant"]
-    code, bits = DTYPES[v["dtype"]]
-    blocks = ", ".join(str(v["constexprs"].get(k, 0)) for k in EXPORTED_CONSTEXPRS)
-    out.append(f"  {{{c_string(v['name'])}, {c_string(v['op'])}, {c_string(v['function'])}, "
-               f"{c_string(r['kernel'])}, {c_string(r['args'])}, {code}, {bits}, {int(bool(v['aligned']))}, "
-               f"{blocks}, {v['num_warps']}, {v['num_stages']}, {r['shared']}, "
-               f"cubin_{i}, sizeof cubin_{i}}},")
-  out += ["};", f"const int khost__triton_nvariants = {len(results)};", ""]
-  return "\n".join(out)
+    out = [
+        f"/* Generated by tools/triton_aot.py from {os.path.basename(manifest_path)}; do not edit.",
+        " * sm_90a cubins of the triton_aot plugin and their launch table (variant.h). */",
+        '#include "variant.h"',
+        "",
+    ]
+    for i, r in enumerate(results):
+        out += [f"static const unsigned char cubin_{i}[{len(r['cubin'])}] = {{", c_bytes(r["cubin"]), "};"]
+    out += ["", "const khost__triton_variant khost__triton_variants[] = {"]
+    for i, r in enumerate(results):
+        v = r["variant"]
+        code, bits = DTYPES[v["dtype"]]
+        blocks = ", ".join(str(v["constexprs"].get(k, 0)) for k in EXPORTED_CONSTEXPRS)
+        out.append(f"  {{{c_string(v['name'])}, {c_string(v['op'])}, {c_string(v['function'])}, "
+                   f"{c_string(r['kernel'])}, {c_string(r['args'])}, {code}, {bits}, {int(bool(v['aligned']))}, "
+                   f"{blocks}, {v['num_warps']}, {v['num_stages']}, {r['shared']}, "
+                   f"cubin_{i}, sizeof cubin_{i}}},")
+    out += ["};", f"const int khost__triton_nvariants = {len(results)};", ""]
+    return "\n".join(out)
 
 
 def emit_list(results):
-  lines = ["# name op function kernel args warps stages shared_bytes cubin_bytes compile_s"]
-  for r in results:
-    v = r["variant"]
-    lines.append(f"{v['name']} {v['op']} {v['function']} {r['kernel']} {r['args']} {v['num_warps']} "
-                 f"{v['num_stages']} {r['shared']} {len(r['cubin'])} {r['seconds']:.2f}")
-  return "\n".join(lines) + "\n"
+    lines = ["# name op function kernel args warps stages shared_bytes cubin_bytes compile_s"]
+    for r in results:
+        v = r["variant"]
+        lines.append(f"{v['name']} {v['op']} {v['function']} {r['kernel']} {r['args']} {v['num_warps']} "
+                     f"{v['num_stages']} {r['shared']} {len(r['cubin'])} {r['seconds']:.2f}")
+    return "\n".join(lines) + "\n"
 
 
 def write_atomically(path, text):
-  tmp = f"{path}.tmp{os.getpid()}"
-  with open(tmp, "w", encoding="utf-8") as f:
-    f.write(text)
-  os.replace(tmp, path)
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
 
 
 def main(argv):
-  parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-  parser.add_argument("--manifest", required=True)
-  parser.add_argument("--kernels", required=True, help="folder of the Triton sources")
-  parser.add_argument("--output", required=True, help="C file to write")
-  parser.add_argument("--list", help="also write a one-line-per-variant summary here")
-  parser.add_argument("--cache-dir", help="Triton's compile cache (default: Triton's own)")
-  parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-  args = parser.parse_args(argv)
-  if args.cache_dir:
-    # Set before triton is imported anywhere, workers included.
-    os.environ["TRITON_CACHE_DIR"] = os.path.abspath(args.cache_dir)
-  start = time.monotonic()
-  try:
-    variants = load_manifest(args.manifest)
-    kernels_dir = os.path.abspath(args.kernels)
-    with concurrent.futures.ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-      results = list(pool.map(compile_variant, [kernels_dir] * len(variants), variants))
-  except ManifestError as e:
-    print(f"triton_aot: {e}", file=sys.stderr)
-    return 1
-  write_atomically(args.output, emit_c(results, args.manifest))
-  if args.list:
-    write_atomically(args.list, emit_list(results))
-  slowest = max(results, key=lambda r: r["seconds"])
-  print(f"triton_aot: {len(results)} variants in {time.monotonic() - start:.1f} s "
-        f"({args.jobs} jobs; slowest {slowest['variant']['name']} {slowest['seconds']:.1f} s)")
-  return 0
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--manifest", required=True)
+    parser.add_argument("--kernels", required=True, help="folder of the Triton sources")
+    parser.add_argument("--output", required=True, help="C file to write")
+    parser.add_argument("--list", help="also write a one-line-per-variant summary here")
+    parser.add_argument("--cache-dir", help="Triton's compile cache (default: Triton's own)")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    args = parser.parse_args(argv)
+    if args.cache_dir:
+        # Set before triton is imported anywhere, workers included.
+        os.environ["TRITON_CACHE_DIR"] = os.path.abspath(args.cache_dir)
+    start = time.monotonic()
+    try:
+        variants = load_manifest(args.manifest)
+        kernels_dir = os.path.abspath(args.kernels)
+        with concurrent.futures.ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+            results = list(pool.map(compile_variant, [kernels_dir] * len(variants), variants))
+    except ManifestError as e:
+        print(f"triton_aot: {e}", file=sys.stderr)
+        return 1
+    write_atomically(args.output, emit_c(results, args.manifest))
+    if args.list:
+        write_atomically(args.list, emit_list(results))
+    slowest = max(results, key=lambda r: r["seconds"])
+    print(f"triton_aot: {len(results)} variants in {time.monotonic() - start:.1f} s "
+          f"({args.jobs} jobs; slowest {slowest['variant']['name']} {slowest['seconds']:.1f} s)")
+    return 0
 
 
 if __name__ == "__main__":
-  sys.exit(main(sys.argv[1:]))
+    sys.exit(main(sys.argv[1:]))

@@ -31,159 +31,159 @@ MASK32 = np.uint64(0xFFFFFFFF)
 
 
 def _f16(bits):
-  return (bits & np.uint64(0xFFFF)).astype(np.uint16).view(np.float16).astype(np.float64)
+    return (bits & np.uint64(0xFFFF)).astype(np.uint16).view(np.float16).astype(np.float64)
 
 
 def _f16_bits(values):
-  return values.astype(np.float16).view(np.uint16).astype(np.uint64)
+    return values.astype(np.float16).view(np.uint16).astype(np.uint64)
 
 
 def _f32(bits):
-  return (bits & MASK32).astype(np.uint32).view(np.float32)
+    return (bits & MASK32).astype(np.uint32).view(np.float32)
 
 
 def _f32_bits(values):
-  return values.astype(np.float32).view(np.uint32).astype(np.uint64)
+    return values.astype(np.float32).view(np.uint32).astype(np.uint64)
 
 
 def _halves(bits):
-  return _f16(bits), _f16(bits >> np.uint64(16))
+    return _f16(bits), _f16(bits >> np.uint64(16))
 
 
 def _join(lo, hi):
-  return _f16_bits(lo) | (_f16_bits(hi) << np.uint64(16))
+    return _f16_bits(lo) | (_f16_bits(hi) << np.uint64(16))
 
 
 def _lop3(a, b, c, lut):
-  out = np.zeros_like(a)
-  for i in range(8):
-    if lut >> i & 1:
-      out |= (a if i & 4 else ~a) & (b if i & 2 else ~b) & (c if i & 1 else ~c)
-  return out & MASK32
+    out = np.zeros_like(a)
+    for i in range(8):
+        if lut >> i & 1:
+            out |= (a if i & 4 else ~a) & (b if i & 2 else ~b) & (c if i & 1 else ~c)
+    return out & MASK32
 
 
 def _ex2_ftz(x):
-  x = np.where(np.abs(x) < np.float32(2.0**-126), np.float32(0), x)
-  r = np.exp2(x.astype(np.float64)).astype(np.float32)
-  return np.where(np.abs(r) < np.float32(2.0**-126), np.float32(0), r)
+    x = np.where(np.abs(x) < np.float32(2.0**-126), np.float32(0), x)
+    r = np.exp2(x.astype(np.float64)).astype(np.float32)
+    return np.where(np.abs(r) < np.float32(2.0**-126), np.float32(0), r)
 
 
 class Ptx:
-  """Runs the straight-line PTX of an inline_asm_elementwise on numpy arrays of raw bits."""
+    """Runs the straight-line PTX of an inline_asm_elementwise on numpy arrays of raw bits."""
 
-  def __init__(self, text, operands):
-    self.regs = {f"${i}": v for i, v in enumerate(operands)}
-    # Scope braces stand on lines of their own; braces inside a line are vector operands.
-    body = re.sub(r"^\s*[{}]\s*$", "", re.sub(r"//[^\n]*", "", text), flags=re.M)
-    self.lines = [s.strip() for s in body.split(";") if s.strip() and not s.strip().startswith(".reg")]
+    def __init__(self, text, operands):
+        self.regs = {f"${i}": v for i, v in enumerate(operands)}
+        # Scope braces stand on lines of their own; braces inside a line are vector operands.
+        body = re.sub(r"^\s*[{}]\s*$", "", re.sub(r"//[^\n]*", "", text), flags=re.M)
+        self.lines = [s.strip() for s in body.split(";") if s.strip() and not s.strip().startswith(".reg")]
 
-  def value(self, token):
-    token = token.strip()
-    if token in self.regs:
-      return self.regs[token]
-    return np.uint64(int(token, 0))
+    def value(self, token):
+        token = token.strip()
+        if token in self.regs:
+            return self.regs[token]
+        return np.uint64(int(token, 0))
 
-  def run(self):
-    for line in self.lines:
-      op, _, rest = line.partition(" ")
-      self.step(op, rest)
-    return self.regs
+    def run(self):
+        for line in self.lines:
+            op, _, rest = line.partition(" ")
+            self.step(op, rest)
+        return self.regs
 
-  def step(self, op, rest):
-    split = re.match(r"\{\s*(\w+),\s*(\w+)\s*\},\s*(\S+)", rest.strip())
-    if op == "mov.b64" and split:
-      x = self.value(split.group(3))
-      self.regs[split.group(1)], self.regs[split.group(2)] = x & MASK32, x >> np.uint64(32)
-      return
-    if op == "mov.b32" and split:
-      x = self.value(split.group(3))
-      self.regs[split.group(1)], self.regs[split.group(2)] = x & np.uint64(0xFFFF), (x >> np.uint64(16)) & np.uint64(0xFFFF)
-      return
-    dst, *src = [t.strip() for t in rest.split(",")]
-    v = [self.value(s) for s in src]
-    if op == "mov.b32":
-      r = v[0] & MASK32
-    elif op == "shl.b32":
-      r = (v[0] << v[1]) & MASK32
-    elif op == "shr.b32":
-      r = (v[0] & MASK32) >> v[1]
-    elif op == "and.b32":
-      r = v[0] & v[1] & MASK32
-    elif op == "lop3.b32":
-      r = _lop3(v[0], v[1], v[2], int(v[3]))
-    elif op == "mul.rn.f16x2":
-      (alo, ahi), (blo, bhi) = _halves(v[0]), _halves(v[1])
-      r = _join(alo * blo, ahi * bhi)
-    elif op == "fma.rn.f16x2":
-      (alo, ahi), (blo, bhi), (clo, chi) = _halves(v[0]), _halves(v[1]), _halves(v[2])
-      r = _join(alo * blo + clo, ahi * bhi + chi)  # exact in float64, one rounding: an FMA
-    elif op == "cvt.f32.f16":
-      r = _f32_bits(_f16(v[0]))
-    elif op == "add.f32":
-      r = _f32_bits(_f32(v[0]) + _f32(v[1]))
-    elif op == "ex2.approx.ftz.f32":
-      r = _f32_bits(_ex2_ftz(_f32(v[0])))
-    else:
-      raise NotImplementedError(f"PTX emulator: {op}")
-    self.regs[dst] = np.asarray(r, dtype=np.uint64)
+    def step(self, op, rest):
+        split = re.match(r"\{\s*(\w+),\s*(\w+)\s*\},\s*(\S+)", rest.strip())
+        if op == "mov.b64" and split:
+            x = self.value(split.group(3))
+            self.regs[split.group(1)], self.regs[split.group(2)] = x & MASK32, x >> np.uint64(32)
+            return
+        if op == "mov.b32" and split:
+            x = self.value(split.group(3))
+            self.regs[split.group(1)], self.regs[split.group(2)] = x & np.uint64(0xFFFF), (x >> np.uint64(16)) & np.uint64(0xFFFF)
+            return
+        dst, *src = [t.strip() for t in rest.split(",")]
+        v = [self.value(s) for s in src]
+        if op == "mov.b32":
+            r = v[0] & MASK32
+        elif op == "shl.b32":
+            r = (v[0] << v[1]) & MASK32
+        elif op == "shr.b32":
+            r = (v[0] & MASK32) >> v[1]
+        elif op == "and.b32":
+            r = v[0] & v[1] & MASK32
+        elif op == "lop3.b32":
+            r = _lop3(v[0], v[1], v[2], int(v[3]))
+        elif op == "mul.rn.f16x2":
+            (alo, ahi), (blo, bhi) = _halves(v[0]), _halves(v[1])
+            r = _join(alo * blo, ahi * bhi)
+        elif op == "fma.rn.f16x2":
+            (alo, ahi), (blo, bhi), (clo, chi) = _halves(v[0]), _halves(v[1]), _halves(v[2])
+            r = _join(alo * blo + clo, ahi * bhi + chi)  # exact in float64, one rounding: an FMA
+        elif op == "cvt.f32.f16":
+            r = _f32_bits(_f16(v[0]))
+        elif op == "add.f32":
+            r = _f32_bits(_f32(v[0]) + _f32(v[1]))
+        elif op == "ex2.approx.ftz.f32":
+            r = _f32_bits(_ex2_ftz(_f32(v[0])))
+        else:
+            raise NotImplementedError(f"PTX emulator: {op}")
+        self.regs[dst] = np.asarray(r, dtype=np.uint64)
 
 
 _NP_OF_TL = {tl.int32: np.int32, tl.float32: np.float32, tl.int64: np.int64}
 
 
 def _to_bits(data):
-  if data.dtype.itemsize == 8:
-    return data.view(np.uint64)
-  return data.view(np.uint32).astype(np.uint64)
+    if data.dtype.itemsize == 8:
+        return data.view(np.uint64)
+    return data.view(np.uint32).astype(np.uint64)
 
 
 def _from_bits(bits, ty):
-  np_type = np.dtype(_NP_OF_TL[ty])
-  if np_type.itemsize == 8:
-    return bits.astype(np.uint64).view(np_type)
-  return bits.astype(np.uint32).view(np_type)
+    np_type = np.dtype(_NP_OF_TL[ty])
+    if np_type.itemsize == 8:
+        return bits.astype(np.uint64).view(np_type)
+    return bits.astype(np.uint32).view(np_type)
 
 
 class _AsmCall:
 
-  def __init__(self, handles):
-    self.handles = handles
+    def __init__(self, handles):
+        self.handles = handles
 
-  def get_result(self, i):
-    return self.handles[i]
+    def get_result(self, i):
+        return self.handles[i]
 
 
 def _create_inline_asm(asm, constraints, values, types, is_pure, pack):
-  if pack != 1:
-    raise NotImplementedError("PTX emulator: pack > 1")
-  n_out = sum(1 for c in constraints.split(",") if c.startswith("="))
-  shape = np.broadcast_shapes(*[h.data.shape for h in values])
-  inputs = [_to_bits(np.ascontiguousarray(np.broadcast_to(h.data, shape))) for h in values]
-  regs = Ptx(asm, [np.zeros(shape, np.uint64)] * n_out + inputs).run()
-  scalars = [getattr(ty, "element_ty", ty) for ty in types]
-  outs = [interpreter.TensorHandle(_from_bits(regs[f"${i}"], ty), ty) for i, ty in enumerate(scalars)]
-  return _AsmCall(outs)
+    if pack != 1:
+        raise NotImplementedError("PTX emulator: pack > 1")
+    n_out = sum(1 for c in constraints.split(",") if c.startswith("="))
+    shape = np.broadcast_shapes(*[h.data.shape for h in values])
+    inputs = [_to_bits(np.ascontiguousarray(np.broadcast_to(h.data, shape))) for h in values]
+    regs = Ptx(asm, [np.zeros(shape, np.uint64)] * n_out + inputs).run()
+    scalars = [getattr(ty, "element_ty", ty) for ty in types]
+    outs = [interpreter.TensorHandle(_from_bits(regs[f"${i}"], ty), ty) for i, ty in enumerate(scalars)]
+    return _AsmCall(outs)
 
 
 def _install_interpreter_hooks():
-  interpreter.interpreter_builder.create_inline_asm = _create_inline_asm
-  # The data is host memory already: no copies to and from a device.
-  interpreter.GridExecutor._init_args_hst = lambda self, args, kwargs: (args, kwargs)
-  interpreter.GridExecutor._restore_args_dev = lambda self, *a: None
+    interpreter.interpreter_builder.create_inline_asm = _create_inline_asm
+    # The data is host memory already: no copies to and from a device.
+    interpreter.GridExecutor._init_args_hst = lambda self, args, kwargs: (args, kwargs)
+    interpreter.GridExecutor._restore_args_dev = lambda self, *a: None
 
 
 # ---- running a variant ----
 
 
 class Pointer:
-  """What the interpreter takes for a tensor argument: an address and a torch-like dtype name."""
+    """What the interpreter takes for a tensor argument: an address and a torch-like dtype name."""
 
-  def __init__(self, array, dtype):
-    self.array = array
-    self.dtype = f"torch.{dtype}"
+    def __init__(self, array, dtype):
+        self.array = array
+        self.dtype = f"torch.{dtype}"
 
-  def data_ptr(self):
-    return self.array.ctypes.data
+    def data_ptr(self):
+        return self.array.ctypes.data
 
 
 STORAGE = {"fp16": (np.float16, "float16"), "bf16": (np.uint16, "bfloat16"), "fp32": (np.float32, "float32"),
@@ -193,150 +193,150 @@ SUBNORMAL = {"fp16": 2.0**-24, "bf16": 2.0**-133, "fp32": 2.0**-149}
 
 
 def bf16_to_f64(bits):
-  return (bits.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+    return (bits.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
 
 
 def f64_to_bf16(x):
-  f = x.astype(np.float32).view(np.uint32).astype(np.uint64)
-  return ((f + 0x7FFF + ((f >> 16) & 1)) >> 16).astype(np.uint16)
+    f = x.astype(np.float32).view(np.uint32).astype(np.uint64)
+    return ((f + 0x7FFF + ((f >> 16) & 1)) >> 16).astype(np.uint16)
 
 
 def encode(values, dtype):
-  return f64_to_bf16(values) if dtype == "bf16" else values.astype(STORAGE[dtype][0])
+    return f64_to_bf16(values) if dtype == "bf16" else values.astype(STORAGE[dtype][0])
 
 
 def decode(array, dtype):
-  return bf16_to_f64(array) if dtype == "bf16" else array.astype(np.float64)
+    return bf16_to_f64(array) if dtype == "bf16" else array.astype(np.float64)
 
 
 def kernel_of(variant):
-  module = runpy.run_path(os.path.join(HERE, "kernels", variant["source"]))
-  return module[variant["function"]]
+    module = runpy.run_path(os.path.join(HERE, "kernels", variant["source"]))
+    return module[variant["function"]]
 
 
 def launch(variant, grid, *args):
-  fn = kernel_of(variant)
-  fn[grid](*args, **variant["constexprs"])
+    fn = kernel_of(variant)
+    fn[grid](*args, **variant["constexprs"])
 
 
 def elem_type(variant):
-  return variant["dtype"]
+    return variant["dtype"]
 
 
 def rows_shapes(variant):
-  """Shapes a row-wise variant can run, small enough for the interpreter."""
-  c = variant["constexprs"]
-  if variant["aligned"]:
-    shapes = [(c.get("BLOCK_M", 1) + 16, 48), (16, c.get("BLOCK_N", 64) + 32)]
-  else:
-    shapes = [(7, 3), (c.get("BLOCK_M", 1) + 3, c.get("BLOCK_N", 64) + 5), (1, 1)]
-  if variant["function"] == "softmax_tile":
-    shapes = [(m, min(n, c["BLOCK_N"])) for m, n in shapes] + [(3, c["BLOCK_N"])]
-  return shapes
+    """Shapes a row-wise variant can run, small enough for the interpreter."""
+    c = variant["constexprs"]
+    if variant["aligned"]:
+        shapes = [(c.get("BLOCK_M", 1) + 16, 48), (16, c.get("BLOCK_N", 64) + 32)]
+    else:
+        shapes = [(7, 3), (c.get("BLOCK_M", 1) + 3, c.get("BLOCK_N", 64) + 5), (1, 1)]
+    if variant["function"] == "softmax_tile":
+        shapes = [(m, min(n, c["BLOCK_N"])) for m, n in shapes] + [(3, c["BLOCK_N"])]
+    return shapes
 
 
 def check_copy(variant, rng):
-  c = variant["constexprs"]
-  dt = variant["dtype"]
-  store, _ = STORAGE[dt]
-  for m, n in rows_shapes(variant):
-    x = rng.integers(-30000, 30000, size=(m, n)).astype(store)
-    y = np.full((n, m), -1, dtype=store)
-    tiles = -(-m // c["BLOCK_M"]) * -(-n // c["BLOCK_N"])
-    launch(variant, (tiles, ), Pointer(x, STORAGE[dt][1]), Pointer(y, STORAGE[dt][1]), m, n)
-    if not np.array_equal(y, x.T):
-      return f"{m}x{n}: transpose differs"
-  return None
+    c = variant["constexprs"]
+    dt = variant["dtype"]
+    store, _ = STORAGE[dt]
+    for m, n in rows_shapes(variant):
+        x = rng.integers(-30000, 30000, size=(m, n)).astype(store)
+        y = np.full((n, m), -1, dtype=store)
+        tiles = -(-m // c["BLOCK_M"]) * -(-n // c["BLOCK_N"])
+        launch(variant, (tiles, ), Pointer(x, STORAGE[dt][1]), Pointer(y, STORAGE[dt][1]), m, n)
+        if not np.array_equal(y, x.T):
+            return f"{m}x{n}: transpose differs"
+    return None
 
 
 SIGMA, SOFTMAX_OFFSET_MAX = 2.0, 100.0  # as khost's softmax inputs (core/ops/softmax_online.c)
 
 
 def row_values(rng, m, n, offset_max=0.0):
-  return rng.standard_normal((m, n)) * SIGMA + rng.uniform(-offset_max, offset_max, size=(m, 1))
+    return rng.standard_normal((m, n)) * SIGMA + rng.uniform(-offset_max, offset_max, size=(m, 1))
 
 
 def check_reduce(variant, rng):
-  c = variant["constexprs"]
-  dt = variant["dtype"]
-  for m, n in rows_shapes(variant):
-    x = encode(row_values(rng, m, n), dt)
-    y = np.zeros(m, dtype=x.dtype)
-    launch(variant, (-(-m // c["BLOCK_M"]), ), Pointer(x, STORAGE[dt][1]), Pointer(y, STORAGE[dt][1]), m, n)
-    xs = decode(x, dt)
-    ref = xs.sum(axis=1)
-    bound = ULP[dt] * np.abs(ref) + 2.0**-22 * n * np.abs(xs).sum(axis=1) + 1e-30
-    err = np.abs(decode(y, dt) - ref)
-    if not np.all(err <= bound):
-      i = int(np.argmax(err - bound))
-      return f"{m}x{n}: row {i} sum {decode(y, dt)[i]} vs {ref[i]}"
-  return None
+    c = variant["constexprs"]
+    dt = variant["dtype"]
+    for m, n in rows_shapes(variant):
+        x = encode(row_values(rng, m, n), dt)
+        y = np.zeros(m, dtype=x.dtype)
+        launch(variant, (-(-m // c["BLOCK_M"]), ), Pointer(x, STORAGE[dt][1]), Pointer(y, STORAGE[dt][1]), m, n)
+        xs = decode(x, dt)
+        ref = xs.sum(axis=1)
+        bound = ULP[dt] * np.abs(ref) + 2.0**-22 * n * np.abs(xs).sum(axis=1) + 1e-30
+        err = np.abs(decode(y, dt) - ref)
+        if not np.all(err <= bound):
+            i = int(np.argmax(err - bound))
+            return f"{m}x{n}: row {i} sum {decode(y, dt)[i]} vs {ref[i]}"
+    return None
 
 
 def check_softmax(variant, rng):
-  c = variant["constexprs"]
-  dt = variant["dtype"]
-  for m, n in rows_shapes(variant):
-    x = encode(row_values(rng, m, n, SOFTMAX_OFFSET_MAX), dt)
-    y = np.zeros_like(x)
-    rows = c["BLOCK_M"] if variant["function"] == "softmax_tile" else 1
-    launch(variant, (-(-m // rows), ), Pointer(x, STORAGE[dt][1]), Pointer(y, STORAGE[dt][1]), m, n)
-    xs = decode(x, dt)
-    e = np.exp(xs - xs.max(axis=1, keepdims=True))
-    ref = e / e.sum(axis=1, keepdims=True)
-    err = np.abs(decode(y, dt) - ref)
-    # The error model of core/ops/softmax_online.c, with the spread these rows have.
-    spread = np.abs(xs - xs.max(axis=1, keepdims=True)).max()
-    fp32_units = spread + 2 * (2 + 1.2 * spread) + np.sqrt(n) + 8
-    bound = (ULP[dt] + fp32_units * 2.0**-24) * np.abs(ref) + SUBNORMAL[dt]
-    if not np.all(err <= bound):
-      i = np.unravel_index(int(np.argmax(err - bound)), err.shape)
-      return f"{m}x{n}: element {i}: {decode(y, dt)[i]} vs {ref[i]}"
-  return None
+    c = variant["constexprs"]
+    dt = variant["dtype"]
+    for m, n in rows_shapes(variant):
+        x = encode(row_values(rng, m, n, SOFTMAX_OFFSET_MAX), dt)
+        y = np.zeros_like(x)
+        rows = c["BLOCK_M"] if variant["function"] == "softmax_tile" else 1
+        launch(variant, (-(-m // rows), ), Pointer(x, STORAGE[dt][1]), Pointer(y, STORAGE[dt][1]), m, n)
+        xs = decode(x, dt)
+        e = np.exp(xs - xs.max(axis=1, keepdims=True))
+        ref = e / e.sum(axis=1, keepdims=True)
+        err = np.abs(decode(y, dt) - ref)
+        # The error model of core/ops/softmax_online.c, with the spread these rows have.
+        spread = np.abs(xs - xs.max(axis=1, keepdims=True)).max()
+        fp32_units = spread + 2 * (2 + 1.2 * spread) + np.sqrt(n) + 8
+        bound = (ULP[dt] + fp32_units * 2.0**-24) * np.abs(ref) + SUBNORMAL[dt]
+        if not np.all(err <= bound):
+            i = np.unravel_index(int(np.argmax(err - bound)), err.shape)
+            return f"{m}x{n}: element {i}: {decode(y, dt)[i]} vs {ref[i]}"
+    return None
 
 
 E2M1 = np.array([0, 0.5, 1, 1.5, 2, 3, 4, 6, -0.0, -0.5, -1, -1.5, -2, -3, -4, -6])
 
 
 def e4m3_value(code):
-  code = code.astype(np.int64)
-  sign = np.where(code & 0x80, -1.0, 1.0)
-  exp = (code >> 3) & 15
-  mant = code & 7
-  value = np.where(exp == 0, mant / 8 * 2.0**-6, (1 + mant / 8) * 2.0**(exp - 7))
-  return sign * value
+    code = code.astype(np.int64)
+    sign = np.where(code & 0x80, -1.0, 1.0)
+    exp = (code >> 3) & 15
+    mant = code & 7
+    value = np.where(exp == 0, mant / 8 * 2.0**-6, (1 + mant / 8) * 2.0**(exp - 7))
+    return sign * value
 
 
 def unpack_e2m1(packed):
-  lo, hi = E2M1[packed & 15], E2M1[packed >> 4]
-  return np.stack([lo, hi], axis=-1).reshape(*packed.shape[:-1], packed.shape[-1] * 2)
+    lo, hi = E2M1[packed & 15], E2M1[packed >> 4]
+    return np.stack([lo, hi], axis=-1).reshape(*packed.shape[:-1], packed.shape[-1] * 2)
 
 
 def check_gemv(variant, rng):
-  c = variant["constexprs"]
-  for m, k, l in ((c["BLOCK_M"] * 2, 2 * c["BLOCK_K"] + 64 * 3, 2), (c["BLOCK_M"], 64, 1)):
-    a = rng.integers(0, 256, size=(l, m, k // 2), dtype=np.uint8)
-    v = rng.integers(0, 256, size=(l, k // 2), dtype=np.uint8)
-    # Both signs, subnormals, and exponents up to 2^3, so that most sums stay finite in fp16.
-    codes = np.concatenate([np.arange(0x50), np.arange(0x80, 0xD0)])
-    sfa = rng.choice(codes, size=(l, m, k // 16)).astype(np.uint8)
-    sfv = rng.choice(codes, size=(l, k // 16)).astype(np.uint8)
-    out = np.zeros((l, m), dtype=np.float16)
-    launch(variant, (m // c["BLOCK_M"], l), Pointer(a, "int64"), Pointer(sfa, "uint8"), Pointer(v, "int64"),
-           Pointer(sfv, "uint8"), Pointer(out, "float16"), m, k // 16)
-    prod = (unpack_e2m1(a) * np.repeat(e4m3_value(sfa), 16, axis=-1) * (unpack_e2m1(v) * np.repeat(
-        e4m3_value(sfv), 16, axis=-1))[:, None, :])
-    ref = prod.sum(axis=-1)
-    got = out.astype(np.float64)
-    finite = np.abs(ref) < 65504
-    if finite.mean() < 0.9:
-      return f"m={m} k={k} l={l}: test data overflow fp16 too often"
-    bound = 2.0**-11 * np.abs(ref) + 2.0**-22 * np.abs(prod).sum(axis=-1) + 2.0**-24
-    err = np.abs(got - ref)
-    if not np.all(err[finite] <= bound[finite]) or not np.all(np.isinf(got[~finite])):
-      i = np.unravel_index(int(np.argmax(np.where(finite, err - bound, 0))), err.shape)
-      return f"m={m} k={k} l={l}: c{i} = {got[i]} vs {ref[i]}"
-  return None
+    c = variant["constexprs"]
+    for m, k, l in ((c["BLOCK_M"] * 2, 2 * c["BLOCK_K"] + 64 * 3, 2), (c["BLOCK_M"], 64, 1)):
+        a = rng.integers(0, 256, size=(l, m, k // 2), dtype=np.uint8)
+        v = rng.integers(0, 256, size=(l, k // 2), dtype=np.uint8)
+        # Both signs, subnormals, and exponents up to 2^3, so that most sums stay finite in fp16.
+        codes = np.concatenate([np.arange(0x50), np.arange(0x80, 0xD0)])
+        sfa = rng.choice(codes, size=(l, m, k // 16)).astype(np.uint8)
+        sfv = rng.choice(codes, size=(l, k // 16)).astype(np.uint8)
+        out = np.zeros((l, m), dtype=np.float16)
+        launch(variant, (m // c["BLOCK_M"], l), Pointer(a, "int64"), Pointer(sfa, "uint8"), Pointer(v, "int64"),
+               Pointer(sfv, "uint8"), Pointer(out, "float16"), m, k // 16)
+        prod = (unpack_e2m1(a) * np.repeat(e4m3_value(sfa), 16, axis=-1) * (unpack_e2m1(v) * np.repeat(
+            e4m3_value(sfv), 16, axis=-1))[:, None, :])
+        ref = prod.sum(axis=-1)
+        got = out.astype(np.float64)
+        finite = np.abs(ref) < 65504
+        if finite.mean() < 0.9:
+            return f"m={m} k={k} l={l}: test data overflow fp16 too often"
+        bound = 2.0**-11 * np.abs(ref) + 2.0**-22 * np.abs(prod).sum(axis=-1) + 2.0**-24
+        err = np.abs(got - ref)
+        if not np.all(err[finite] <= bound[finite]) or not np.all(np.isinf(got[~finite])):
+            i = np.unravel_index(int(np.argmax(np.where(finite, err - bound, 0))), err.shape)
+            return f"m={m} k={k} l={l}: c{i} = {got[i]} vs {ref[i]}"
+    return None
 
 
 CHECKS = {"copy_transpose": check_copy, "reduce_sum": check_reduce, "softmax_online": check_softmax,
@@ -344,23 +344,23 @@ CHECKS = {"copy_transpose": check_copy, "reduce_sum": check_reduce, "softmax_onl
 
 
 def main(argv):
-  parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-  parser.add_argument("--only", default="", help="check only variants whose name contains this")
-  parser.add_argument("--seed", type=int, default=1234)
-  args = parser.parse_args(argv)
-  _install_interpreter_hooks()
-  # Padding lanes and rows past m compute with -inf and NaN; their results are never stored.
-  warnings.filterwarnings("ignore", category=RuntimeWarning)
-  variants = runpy.run_path(os.path.join(HERE, "manifest.py"))["VARIANTS"]
-  failures = 0
-  for variant in variants:
-    if args.only not in variant["name"]:
-      continue
-    problem = CHECKS[variant["op"]](variant, np.random.default_rng(args.seed))
-    print(f"{'FAIL' if problem else 'ok  '} {variant['name']}{': ' + problem if problem else ''}", flush=True)
-    failures += bool(problem)
-  return 1 if failures else 0
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", default="", help="check only variants whose name contains this")
+    parser.add_argument("--seed", type=int, default=1234)
+    args = parser.parse_args(argv)
+    _install_interpreter_hooks()
+    # Padding lanes and rows past m compute with -inf and NaN; their results are never stored.
+    warnings.filterwarnings("ignore", category=RuntimeWarning)
+    variants = runpy.run_path(os.path.join(HERE, "manifest.py"))["VARIANTS"]
+    failures = 0
+    for variant in variants:
+        if args.only not in variant["name"]:
+            continue
+        problem = CHECKS[variant["op"]](variant, np.random.default_rng(args.seed))
+        print(f"{'FAIL' if problem else 'ok  '} {variant['name']}{': ' + problem if problem else ''}", flush=True)
+        failures += bool(problem)
+    return 1 if failures else 0
 
 
 if __name__ == "__main__":
-  sys.exit(main(sys.argv[1:]))
+    sys.exit(main(sys.argv[1:]))

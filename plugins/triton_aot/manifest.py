@@ -27,67 +27,67 @@ FLOAT_TYPES = ("fp16", "bf16", "fp32")
 
 def _variant(name, op, source, function, signature, constexprs, num_warps, dtype, aligned,
              num_stages=1):
-  return {"name": name, "op": op, "source": source, "function": function, "signature": signature,
-          "constexprs": constexprs, "num_warps": num_warps, "num_stages": num_stages,
-          "dtype": dtype, "aligned": aligned}
+    return {"name": name, "op": op, "source": source, "function": function, "signature": signature,
+            "constexprs": constexprs, "num_warps": num_warps, "num_stages": num_stages,
+            "dtype": dtype, "aligned": aligned}
 
 
 def _rowwise_signature(elem, aligned, m_aligned=False):
-  hint = ":16" if aligned else ""
-  m_hint = hint if m_aligned else ""
-  return {"x": f"*{elem}{hint}", "y": f"*{elem}{hint}", "m": f"i32{m_hint}", "n": f"i32{hint}"}
+    hint = ":16" if aligned else ""
+    m_hint = hint if m_aligned else ""
+    return {"x": f"*{elem}{hint}", "y": f"*{elem}{hint}", "m": f"i32{m_hint}", "n": f"i32{hint}"}
 
 
 def _nvfp4_gemv():
-  # ks = k/16 is a multiple of 4 for every valid k; ":2" is all the 16-byte accesses
-  # to `a` need, and a larger promise would make Triton widen the scale loads and
-  # change the register layout for the worse.
-  signature = {"a": "*i64:16", "sfa": "*u8:16", "v": "*i64:16", "sfv": "*u8:16", "c": "*fp16:16",
-               "m": "i32:16", "ks": "i32:2"}
-  shapes = ((64, 8), (32, 4), (16, 4), (8, 2))  # (BLOCK_M, num_warps): 8, 8, 4, 4 rows a thread
-  return [_variant(f"gemv_m{bm}_k1024_w{w}", "nvfp4_gemv", "nvfp4_gemv.py", "nvfp4_gemv", signature,
-                   {"BLOCK_M": bm, "BLOCK_K": 1024}, w, "e2m1", True) for bm, w in shapes]
+    # ks = k/16 is a multiple of 4 for every valid k; ":2" is all the 16-byte accesses
+    # to `a` need, and a larger promise would make Triton widen the scale loads and
+    # change the register layout for the worse.
+    signature = {"a": "*i64:16", "sfa": "*u8:16", "v": "*i64:16", "sfv": "*u8:16", "c": "*fp16:16",
+                 "m": "i32:16", "ks": "i32:2"}
+    shapes = ((64, 8), (32, 4), (16, 4), (8, 2))  # (BLOCK_M, num_warps): 8, 8, 4, 4 rows a thread
+    return [_variant(f"gemv_m{bm}_k1024_w{w}", "nvfp4_gemv", "nvfp4_gemv.py", "nvfp4_gemv", signature,
+                     {"BLOCK_M": bm, "BLOCK_K": 1024}, w, "e2m1", True) for bm, w in shapes]
 
 
 def _copy_transpose():
-  out = []
-  for bits in (16, 32):
-    elem = f"i{bits}"
-    for bm, bn, w, aligned in ((128, 128, 8, True), (64, 64, 4, True), (64, 64, 4, False)):
-      suffix = "" if aligned else "_any"
-      out.append(_variant(f"copy_b{bits}_t{bm}x{bn}_w{w}{suffix}", "copy_transpose", "copy_transpose.py",
-                          "copy_transpose", _rowwise_signature(elem, aligned, m_aligned=True),
-                          {"BLOCK_M": bm, "BLOCK_N": bn}, w, f"b{bits}", aligned))
-  return out
+    out = []
+    for bits in (16, 32):
+        elem = f"i{bits}"
+        for bm, bn, w, aligned in ((128, 128, 8, True), (64, 64, 4, True), (64, 64, 4, False)):
+            suffix = "" if aligned else "_any"
+            out.append(_variant(f"copy_b{bits}_t{bm}x{bn}_w{w}{suffix}", "copy_transpose", "copy_transpose.py",
+                                "copy_transpose", _rowwise_signature(elem, aligned, m_aligned=True),
+                                {"BLOCK_M": bm, "BLOCK_N": bn}, w, f"b{bits}", aligned))
+    return out
 
 
 def _reduce_sum():
-  out = []
-  for dt in FLOAT_TYPES:
-    for bm, bn, w, aligned in ((32, 64, 4, True), (4, 1024, 4, True), (1, 4096, 8, True),
-                               (4, 512, 4, False)):
-      suffix = "" if aligned else "_any"
-      out.append(_variant(f"reduce_{dt}_m{bm}_n{bn}_w{w}{suffix}", "reduce_sum", "reduce_sum.py",
-                          "reduce_sum", _rowwise_signature(dt, aligned), {"BLOCK_M": bm, "BLOCK_N": bn},
-                          w, dt, aligned))
-  return out
+    out = []
+    for dt in FLOAT_TYPES:
+        for bm, bn, w, aligned in ((32, 64, 4, True), (4, 1024, 4, True), (1, 4096, 8, True),
+                                   (4, 512, 4, False)):
+            suffix = "" if aligned else "_any"
+            out.append(_variant(f"reduce_{dt}_m{bm}_n{bn}_w{w}{suffix}", "reduce_sum", "reduce_sum.py",
+                                "reduce_sum", _rowwise_signature(dt, aligned), {"BLOCK_M": bm, "BLOCK_N": bn},
+                                w, dt, aligned))
+    return out
 
 
 def _softmax_online():
-  out = []
-  for dt in FLOAT_TYPES:
-    for bm, bn, w, aligned in ((16, 64, 4, True), (4, 1024, 4, True), (1, 8192, 8, True),
-                               (0, 4096, 8, True), (4, 1024, 4, False), (0, 2048, 8, False)):
-      suffix = "" if aligned else "_any"
-      if bm:
-        out.append(_variant(f"softmax_{dt}_tile_m{bm}_n{bn}_w{w}{suffix}", "softmax_online",
-                            "softmax_online.py", "softmax_tile", _rowwise_signature(dt, aligned),
-                            {"BLOCK_M": bm, "BLOCK_N": bn}, w, dt, aligned))
-      else:
-        out.append(_variant(f"softmax_{dt}_loop_n{bn}_w{w}{suffix}", "softmax_online",
-                            "softmax_online.py", "softmax_loop", _rowwise_signature(dt, aligned),
-                            {"BLOCK_N": bn}, w, dt, aligned))
-  return out
+    out = []
+    for dt in FLOAT_TYPES:
+        for bm, bn, w, aligned in ((16, 64, 4, True), (4, 1024, 4, True), (1, 8192, 8, True),
+                                   (0, 4096, 8, True), (4, 1024, 4, False), (0, 2048, 8, False)):
+            suffix = "" if aligned else "_any"
+            if bm:
+                out.append(_variant(f"softmax_{dt}_tile_m{bm}_n{bn}_w{w}{suffix}", "softmax_online",
+                                    "softmax_online.py", "softmax_tile", _rowwise_signature(dt, aligned),
+                                    {"BLOCK_M": bm, "BLOCK_N": bn}, w, dt, aligned))
+            else:
+                out.append(_variant(f"softmax_{dt}_loop_n{bn}_w{w}{suffix}", "softmax_online",
+                                    "softmax_online.py", "softmax_loop", _rowwise_signature(dt, aligned),
+                                    {"BLOCK_N": bn}, w, dt, aligned))
+    return out
 
 
 VARIANTS = _nvfp4_gemv() + _copy_transpose() + _reduce_sum() + _softmax_online()

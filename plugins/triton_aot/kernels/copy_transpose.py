@@ -11,12 +11,12 @@ import triton.language as tl
 
 @triton.jit
 def copy_transpose(x, y, m, n, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
-  """x [m, n] -> y [n, m]. A 1-D grid of tiles, n-tiles fastest."""
-  tiles_n = tl.cdiv(n, BLOCK_N)
-  row0 = tl.program_id(0) // tiles_n * BLOCK_M
-  col0 = tl.program_id(0) % tiles_n * BLOCK_N
-  r = tl.arange(0, BLOCK_M)
-  c = tl.arange(0, BLOCK_N)
-  inside = ((row0 + r) < m)[:, None] & ((col0 + c) < n)[None, :]
-  tile = tl.load(x + row0.to(tl.int64) * n + col0 + r[:, None] * n + c[None, :], mask=inside)
-  tl.store(y + col0.to(tl.int64) * m + row0 + c[None, :] * m + r[:, None], tile, mask=inside)
+    """x [m, n] -> y [n, m]. A 1-D grid of tiles, n-tiles fastest."""
+    tiles_n = tl.cdiv(n, BLOCK_N)
+    row0 = tl.program_id(0) // tiles_n * BLOCK_M
+    col0 = tl.program_id(0) % tiles_n * BLOCK_N
+    r = tl.arange(0, BLOCK_M)
+    c = tl.arange(0, BLOCK_N)
+    inside = ((row0 + r) < m)[:, None] & ((col0 + c) < n)[None, :]
+    tile = tl.load(x + row0.to(tl.int64) * n + col0 + r[:, None] * n + c[None, :], mask=inside)
+    tl.store(y + col0.to(tl.int64) * m + row0 + c[None, :] * m + r[:, None], tile, mask=inside)

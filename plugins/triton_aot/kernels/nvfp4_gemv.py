@@ -19,15 +19,15 @@ import triton.language as tl
 
 
 def _decode_word(word, out, tmp):
-  """PTX that turns the 8 codes of the 32-bit register `word` into four fp16x2
-  registers out[0..3] holding code * 2^-14. Register pairs are (0, 4), (1, 5), (2, 6),
-  (3, 7) by nibble; any pairing works because a and v go through the same decode.
-  Building wa (even nibbles) and wb (odd nibbles) first puts each sign 6 bits above its
-  magnitude, so one shift and one mask then give a whole fp16 pair."""
-  b, y, wa, wb = tmp
-  # lop3 0xE4 is (a & c) | (b & ~c): the low three bits of each byte from the first
-  # operand, the rest from the second.
-  return f"""
+    """PTX that turns the 8 codes of the 32-bit register `word` into four fp16x2
+    registers out[0..3] holding code * 2^-14. Register pairs are (0, 4), (1, 5), (2, 6),
+    (3, 7) by nibble; any pairing works because a and v go through the same decode.
+    Building wa (even nibbles) and wb (odd nibbles) first puts each sign 6 bits above its
+    magnitude, so one shift and one mask then give a whole fp16 pair."""
+    b, y, wa, wb = tmp
+    # lop3 0xE4 is (a & c) | (b & ~c): the low three bits of each byte from the first
+    # operand, the rest from the second.
+    return f"""
 shr.b32 {b}, {word}, 4;
 shl.b32 {y}, {word}, 3;
 lop3.b32 {wa}, {word}, {y}, 0x07070707, 0xE4;
@@ -62,62 +62,62 @@ _GROUP_DOT = tl.constexpr("{\n.reg .b32 w<2>, h<8>, b, y, wa, wb, acc;\n.reg .f1
 
 @triton.jit
 def _e4m3_to_f32(x):
-  return x.to(tl.float8e4nv, bitcast=True).to(tl.float32)
+    return x.to(tl.float8e4nv, bitcast=True).to(tl.float32)
 
 
 @triton.jit
 def _load_tile(a_rows, sfa_rows, v_base, sfv_base, g, ks, MASKED: tl.constexpr, GROUPS: tl.constexpr):
-  cols = g + tl.arange(0, GROUPS)
-  if MASKED:
-    ok = cols < ks
-    a = tl.load(a_rows + cols[None, :], mask=ok[None, :], other=0)
-    sa = tl.load(sfa_rows + cols[None, :], mask=ok[None, :], other=0)
-    v = tl.load(v_base + cols, mask=ok, other=0)
-    sv = tl.load(sfv_base + cols, mask=ok, other=0)
-  else:
-    a = tl.load(a_rows + cols[None, :])
-    sa = tl.load(sfa_rows + cols[None, :])
-    v = tl.load(v_base + cols)
-    sv = tl.load(sfv_base + cols)
-  return a, sa, v, sv
+    cols = g + tl.arange(0, GROUPS)
+    if MASKED:
+        ok = cols < ks
+        a = tl.load(a_rows + cols[None, :], mask=ok[None, :], other=0)
+        sa = tl.load(sfa_rows + cols[None, :], mask=ok[None, :], other=0)
+        v = tl.load(v_base + cols, mask=ok, other=0)
+        sv = tl.load(sfv_base + cols, mask=ok, other=0)
+    else:
+        a = tl.load(a_rows + cols[None, :])
+        sa = tl.load(sfa_rows + cols[None, :])
+        v = tl.load(v_base + cols)
+        sv = tl.load(sfv_base + cols)
+    return a, sa, v, sv
 
 
 @triton.jit
 def _tile_dot(acc, a, sa, v, sv):
-  h0, h1, h2, h3, h4, h5, h6, h7 = tl.inline_asm_elementwise(
-      _DECODE_V, "=r,=r,=r,=r,=r,=r,=r,=r,l", [v], dtype=(tl.int32, ) * 8, is_pure=True, pack=1)
-  group = tl.inline_asm_elementwise(
-      _GROUP_DOT, "=f,l,r,r,r,r,r,r,r,r",
-      [a, h0[None, :], h1[None, :], h2[None, :], h3[None, :], h4[None, :], h5[None, :], h6[None, :],
-       h7[None, :]], dtype=tl.float32, is_pure=True, pack=1)
-  # 2^14 undoes the scaling of a's fp16 codes; a product of two e4m3 values is exact in fp32.
-  scale = _e4m3_to_f32(sa) * (_e4m3_to_f32(sv) * 16384.0)[None, :]
-  return acc + group * scale
+    h0, h1, h2, h3, h4, h5, h6, h7 = tl.inline_asm_elementwise(
+        _DECODE_V, "=r,=r,=r,=r,=r,=r,=r,=r,l", [v], dtype=(tl.int32, ) * 8, is_pure=True, pack=1)
+    group = tl.inline_asm_elementwise(
+        _GROUP_DOT, "=f,l,r,r,r,r,r,r,r,r",
+        [a, h0[None, :], h1[None, :], h2[None, :], h3[None, :], h4[None, :], h5[None, :], h6[None, :],
+         h7[None, :]], dtype=tl.float32, is_pure=True, pack=1)
+    # 2^14 undoes the scaling of a's fp16 codes; a product of two e4m3 values is exact in fp32.
+    scale = _e4m3_to_f32(sa) * (_e4m3_to_f32(sv) * 16384.0)[None, :]
+    return acc + group * scale
 
 
 @triton.jit
 def nvfp4_gemv(a, sfa, v, sfv, c, m, ks, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr):
-  """a [l][m][ks] and v [l][ks] int64 words; sfa [l][m][ks], sfv [l][ks] e4m3 bytes;
-  c [l][m] fp16. Grid (m / BLOCK_M, l); the launcher guarantees m % BLOCK_M == 0."""
-  GROUPS: tl.constexpr = BLOCK_K // 16
-  batch = tl.program_id(1).to(tl.int64)
-  rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
-  a_rows = a + batch * m * ks + rows[:, None] * ks
-  sfa_rows = sfa + batch * m * ks + rows[:, None] * ks
-  v_base = v + batch * ks
-  sfv_base = sfv + batch * ks
-  acc = tl.zeros((BLOCK_M, GROUPS), dtype=tl.float32)
-  full = ks - ks % GROUPS
-  # Registers double-buffer the stream: the next tile loads while this one is reduced.
-  if full > 0:
-    a_t, sa_t, v_t, sv_t = _load_tile(a_rows, sfa_rows, v_base, sfv_base, 0, ks, False, GROUPS)
-    for g in range(GROUPS, full, GROUPS):
-      a_n, sa_n, v_n, sv_n = _load_tile(a_rows, sfa_rows, v_base, sfv_base, g, ks, False, GROUPS)
-      acc = _tile_dot(acc, a_t, sa_t, v_t, sv_t)
-      a_t, sa_t, v_t, sv_t = a_n, sa_n, v_n, sv_n
-    acc = _tile_dot(acc, a_t, sa_t, v_t, sv_t)
-  if full < ks:
-    a_t, sa_t, v_t, sv_t = _load_tile(a_rows, sfa_rows, v_base, sfv_base, full, ks, True, GROUPS)
-    acc = _tile_dot(acc, a_t, sa_t, v_t, sv_t)
-  out = tl.sum(acc, axis=1)
-  tl.store(c + batch * m + rows, out.to(tl.float16))
+    """a [l][m][ks] and v [l][ks] int64 words; sfa [l][m][ks], sfv [l][ks] e4m3 bytes;
+    c [l][m] fp16. Grid (m / BLOCK_M, l); the launcher guarantees m % BLOCK_M == 0."""
+    GROUPS: tl.constexpr = BLOCK_K // 16
+    batch = tl.program_id(1).to(tl.int64)
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    a_rows = a + batch * m * ks + rows[:, None] * ks
+    sfa_rows = sfa + batch * m * ks + rows[:, None] * ks
+    v_base = v + batch * ks
+    sfv_base = sfv + batch * ks
+    acc = tl.zeros((BLOCK_M, GROUPS), dtype=tl.float32)
+    full = ks - ks % GROUPS
+    # Registers double-buffer the stream: the next tile loads while this one is reduced.
+    if full > 0:
+        a_t, sa_t, v_t, sv_t = _load_tile(a_rows, sfa_rows, v_base, sfv_base, 0, ks, False, GROUPS)
+        for g in range(GROUPS, full, GROUPS):
+            a_n, sa_n, v_n, sv_n = _load_tile(a_rows, sfa_rows, v_base, sfv_base, g, ks, False, GROUPS)
+            acc = _tile_dot(acc, a_t, sa_t, v_t, sv_t)
+            a_t, sa_t, v_t, sv_t = a_n, sa_n, v_n, sv_n
+        acc = _tile_dot(acc, a_t, sa_t, v_t, sv_t)
+    if full < ks:
+        a_t, sa_t, v_t, sv_t = _load_tile(a_rows, sfa_rows, v_base, sfv_base, full, ks, True, GROUPS)
+        acc = _tile_dot(acc, a_t, sa_t, v_t, sv_t)
+    out = tl.sum(acc, axis=1)
+    tl.store(c + batch * m + rows, out.to(tl.float16))

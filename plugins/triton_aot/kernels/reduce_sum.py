@@ -11,22 +11,22 @@ import triton.language as tl
 
 @triton.jit
 def _tile(rows_ptr, c0, n, row_ok, MASK_COLS: tl.constexpr, BLOCK_N: tl.constexpr):
-  cols = c0 + tl.arange(0, BLOCK_N)
-  ok = row_ok[:, None] & (cols < n)[None, :] if MASK_COLS else row_ok[:, None]
-  return tl.load(rows_ptr + cols[None, :], mask=ok, other=0.0).to(tl.float32)
+    cols = c0 + tl.arange(0, BLOCK_N)
+    ok = row_ok[:, None] & (cols < n)[None, :] if MASK_COLS else row_ok[:, None]
+    return tl.load(rows_ptr + cols[None, :], mask=ok, other=0.0).to(tl.float32)
 
 
 @triton.jit
 def reduce_sum(x, y, m, n, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
-  """x [m, n] -> y [m]. Grid cdiv(m, BLOCK_M)."""
-  row0 = tl.program_id(0) * BLOCK_M
-  r = tl.arange(0, BLOCK_M)
-  row_ok = (row0 + r) < m
-  rows_ptr = x + row0.to(tl.int64) * n + r[:, None] * n
-  acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-  full = n - n % BLOCK_N
-  for c0 in range(0, full, BLOCK_N):
-    acc += _tile(rows_ptr, c0, n, row_ok, False, BLOCK_N)
-  if full < n:
-    acc += _tile(rows_ptr, full, n, row_ok, True, BLOCK_N)
-  tl.store(y + row0 + r, tl.sum(acc, axis=1).to(y.dtype.element_ty), mask=row_ok)
+    """x [m, n] -> y [m]. Grid cdiv(m, BLOCK_M)."""
+    row0 = tl.program_id(0) * BLOCK_M
+    r = tl.arange(0, BLOCK_M)
+    row_ok = (row0 + r) < m
+    rows_ptr = x + row0.to(tl.int64) * n + r[:, None] * n
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    full = n - n % BLOCK_N
+    for c0 in range(0, full, BLOCK_N):
+        acc += _tile(rows_ptr, c0, n, row_ok, False, BLOCK_N)
+    if full < n:
+        acc += _tile(rows_ptr, full, n, row_ok, True, BLOCK_N)
+    tl.store(y + row0 + r, tl.sum(acc, axis=1).to(y.dtype.element_ty), mask=row_ok)

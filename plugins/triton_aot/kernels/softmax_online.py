@@ -18,66 +18,66 @@ _EX2_FTZ = tl.constexpr("ex2.approx.ftz.f32 $0, $1;")
 
 @triton.jit
 def _exp_minus(t, shift):
-  """exp(t - shift). The difference is formed first, exactly up to one rounding of a
-  small number; folding shift * log2(e) into an FMA instead would round a product as
-  large as the row's maximum (|x| about 100 in khost's data) and cost 5e-6 relative."""
-  return tl.inline_asm_elementwise(_EX2_FTZ, "=f,f", [(t - shift) * LOG2E], dtype=tl.float32, is_pure=True,
-                                   pack=1)
+    """exp(t - shift). The difference is formed first, exactly up to one rounding of a
+    small number; folding shift * log2(e) into an FMA instead would round a product as
+    large as the row's maximum (|x| about 100 in khost's data) and cost 5e-6 relative."""
+    return tl.inline_asm_elementwise(_EX2_FTZ, "=f,f", [(t - shift) * LOG2E], dtype=tl.float32, is_pure=True,
+                                     pack=1)
 
 
 @triton.jit
 def softmax_tile(x, y, m, n, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
-  """x, y [m, n] with n <= BLOCK_N (the launcher's job). Grid cdiv(m, BLOCK_M)."""
-  row0 = tl.program_id(0) * BLOCK_M
-  r = tl.arange(0, BLOCK_M)
-  c = tl.arange(0, BLOCK_N)
-  ok = ((row0 + r) < m)[:, None] & (c < n)[None, :]
-  offs = row0.to(tl.int64) * n + r[:, None] * n + c[None, :]
-  t = tl.load(x + offs, mask=ok, other=-float("inf")).to(tl.float32)
-  e = _exp_minus(t, tl.max(t, axis=1)[:, None])
-  out = e * (1.0 / tl.sum(e, axis=1))[:, None]
-  tl.store(y + offs, out.to(y.dtype.element_ty), mask=ok)
+    """x, y [m, n] with n <= BLOCK_N (the launcher's job). Grid cdiv(m, BLOCK_M)."""
+    row0 = tl.program_id(0) * BLOCK_M
+    r = tl.arange(0, BLOCK_M)
+    c = tl.arange(0, BLOCK_N)
+    ok = ((row0 + r) < m)[:, None] & (c < n)[None, :]
+    offs = row0.to(tl.int64) * n + r[:, None] * n + c[None, :]
+    t = tl.load(x + offs, mask=ok, other=-float("inf")).to(tl.float32)
+    e = _exp_minus(t, tl.max(t, axis=1)[:, None])
+    out = e * (1.0 / tl.sum(e, axis=1))[:, None]
+    tl.store(y + offs, out.to(y.dtype.element_ty), mask=ok)
 
 
 @triton.jit
 def _chunk(row_ptr, c0, n, MASK: tl.constexpr, BLOCK_N: tl.constexpr):
-  cols = c0 + tl.arange(0, BLOCK_N)
-  if MASK:
-    return tl.load(row_ptr + cols, mask=cols < n, other=-float("inf")).to(tl.float32)
-  return tl.load(row_ptr + cols).to(tl.float32)
+    cols = c0 + tl.arange(0, BLOCK_N)
+    if MASK:
+        return tl.load(row_ptr + cols, mask=cols < n, other=-float("inf")).to(tl.float32)
+    return tl.load(row_ptr + cols).to(tl.float32)
 
 
 @triton.jit
 def _absorb(run_max, run_sum, t):
-  new_max = tl.maximum(run_max, tl.max(t, axis=0))
-  return new_max, run_sum * _exp_minus(run_max, new_max) + tl.sum(_exp_minus(t, new_max), axis=0)
+    new_max = tl.maximum(run_max, tl.max(t, axis=0))
+    return new_max, run_sum * _exp_minus(run_max, new_max) + tl.sum(_exp_minus(t, new_max), axis=0)
 
 
 @triton.jit
 def _emit(row_out, c0, n, t, run_max, inv_sum, MASK: tl.constexpr, BLOCK_N: tl.constexpr):
-  cols = c0 + tl.arange(0, BLOCK_N)
-  out = (_exp_minus(t, run_max) * inv_sum).to(row_out.dtype.element_ty)
-  if MASK:
-    tl.store(row_out + cols, out, mask=cols < n)
-  else:
-    tl.store(row_out + cols, out)
+    cols = c0 + tl.arange(0, BLOCK_N)
+    out = (_exp_minus(t, run_max) * inv_sum).to(row_out.dtype.element_ty)
+    if MASK:
+        tl.store(row_out + cols, out, mask=cols < n)
+    else:
+        tl.store(row_out + cols, out)
 
 
 @triton.jit
 def softmax_loop(x, y, m, n, BLOCK_N: tl.constexpr):
-  """x, y [m, n], any n >= 1. Grid m."""
-  base = tl.program_id(0).to(tl.int64) * n
-  row_in = x + base
-  row_out = y + base
-  full = n - n % BLOCK_N
-  run_max = -float("inf")
-  run_sum = 0.0
-  for c0 in range(0, full, BLOCK_N):
-    run_max, run_sum = _absorb(run_max, run_sum, _chunk(row_in, c0, n, False, BLOCK_N))
-  if full < n:
-    run_max, run_sum = _absorb(run_max, run_sum, _chunk(row_in, full, n, True, BLOCK_N))
-  inv_sum = 1.0 / run_sum
-  for c0 in range(0, full, BLOCK_N):
-    _emit(row_out, c0, n, _chunk(row_in, c0, n, False, BLOCK_N), run_max, inv_sum, False, BLOCK_N)
-  if full < n:
-    _emit(row_out, full, n, _chunk(row_in, full, n, True, BLOCK_N), run_max, inv_sum, True, BLOCK_N)
+    """x, y [m, n], any n >= 1. Grid m."""
+    base = tl.program_id(0).to(tl.int64) * n
+    row_in = x + base
+    row_out = y + base
+    full = n - n % BLOCK_N
+    run_max = -float("inf")
+    run_sum = 0.0
+    for c0 in range(0, full, BLOCK_N):
+        run_max, run_sum = _absorb(run_max, run_sum, _chunk(row_in, c0, n, False, BLOCK_N))
+    if full < n:
+        run_max, run_sum = _absorb(run_max, run_sum, _chunk(row_in, full, n, True, BLOCK_N))
+    inv_sum = 1.0 / run_sum
+    for c0 in range(0, full, BLOCK_N):
+        _emit(row_out, c0, n, _chunk(row_in, c0, n, False, BLOCK_N), run_max, inv_sum, False, BLOCK_N)
+    if full < n:
+        _emit(row_out, full, n, _chunk(row_in, full, n, True, BLOCK_N), run_max, inv_sum, True, BLOCK_N)
