@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuda.h"
+
 static void describe(khost__case_data *d)
 {
   const khost__op *op = d->c->op;
@@ -59,6 +61,23 @@ int khost__case_data_upload(khost__case_data *d, khost__err *err)
     if (rc != KHOST__OK) return rc;
   }
   return KHOST__OK;
+}
+
+int khost__case_data_clone_device(khost__case_data *copy, const khost__case_data *d, khost__err *err)
+{
+  memset(copy, 0, sizeof *copy);
+  copy->c = d->c;
+  copy->seed = d->seed;
+  copy->set = d->set;
+  describe(copy);
+  memcpy(copy->in_hash, d->in_hash, sizeof copy->in_hash);
+  int rc = KHOST__OK;
+  for (int t = 0; t < d->set.ninputs && rc == KHOST__OK; t++) {
+    rc = khost__buffer_alloc(&copy->in[1][t], KHOST_DEVICE_CUDA, d->in[1][t].nbytes, err);
+    if (rc == KHOST__OK) rc = khost__cuda_copy(copy->in[1][t].data, d->in[1][t].data, d->in[1][t].nbytes, err);
+  }
+  if (rc != KHOST__OK) khost__case_data_free(copy);
+  return rc;
 }
 
 int khost__device_slot(int device_type)

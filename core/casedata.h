@@ -30,6 +30,11 @@ int khost__case_data_make(khost__case_data *d, const khost__case *c, uint64_t se
 /* Copies the inputs to the CUDA device (once; later calls do nothing). */
 int khost__case_data_upload(khost__case_data *d, khost__err *err);
 
+/* A second device copy of d's inputs (no host side) for rotating working sets
+ * larger than L2: same tensors and bytes, other addresses. Release with
+ * khost__case_data_free. d must already be uploaded. */
+int khost__case_data_clone_device(khost__case_data *copy, const khost__case_data *d, khost__err *err);
+
 /* Index 0 for CPU, 1 for CUDA: which copy a kernel on device_type reads. */
 int khost__device_slot(int device_type);
 

@@ -191,6 +191,11 @@ int khost__cuda_download(void *dst, const void *src, size_t bytes, khost__err *e
   return copy_and_wait(dst, src, bytes, cudaMemcpyDeviceToHost, err);
 }
 
+int khost__cuda_copy(void *dst, const void *src, size_t bytes, khost__err *err)
+{
+  return copy_and_wait(dst, src, bytes, cudaMemcpyDeviceToDevice, err);
+}
+
 int khost__cuda_memset(void *dst, int value, size_t bytes, khost__err *err)
 {
   return CUDA_CALL(err, cudaMemsetAsync(dst, value, bytes, state.stream));

@@ -46,6 +46,7 @@ int khost__cuda_malloc(void **ptr, size_t bytes, khost__err *err);
 void khost__cuda_free(void *ptr);
 int khost__cuda_upload(void *dst, const void *src, size_t bytes, khost__err *err);
 int khost__cuda_download(void *dst, const void *src, size_t bytes, khost__err *err);
+int khost__cuda_copy(void *dst, const void *src, size_t bytes, khost__err *err); /* device to device */
 int khost__cuda_memset(void *dst, int value, size_t bytes, khost__err *err);
 
 /* Waits for the stream and reports any error a kernel left behind (sticky errors

@@ -53,6 +53,11 @@ int khost__cuda_download(void *dst, const void *src, size_t bytes, khost__err *e
   return unsupported(err);
 }
 
+int khost__cuda_copy(void *dst, const void *src, size_t bytes, khost__err *err)
+{
+  return unsupported(err);
+}
+
 int khost__cuda_memset(void *dst, int value, size_t bytes, khost__err *err)
 {
   return unsupported(err);

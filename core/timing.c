@@ -1,5 +1,6 @@
 #include "timing.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "clock.h"
@@ -50,22 +51,64 @@ static int sample_once(khost__timer *t, double *seconds, khost__err *err)
   return cuda_failure(rc);
 }
 
-static int capture(khost__timer *t, khost__err *err)
+/* Call i of a graph: the original and its copies in turn. */
+static int invoke_rotating(void *arg, int i)
+{
+  khost__timer *t = arg;
+  int j = i % t->ncopies;
+  return khost__call_run(j == 0 ? t->call : &t->copy_calls[j - 1]);
+}
+
+static size_t working_set(const khost__call *call)
+{
+  size_t bytes = 0;
+  for (int i = 0; i < call->input.ninputs; i++) bytes += khost_tensor_at(call->input.inputs, i)->nbytes;
+  for (int i = 0; i < call->input.noutputs; i++) bytes += khost_tensor_at(call->input.outputs, i)->nbytes;
+  return bytes;
+}
+
+#define MAX_COPIES 64
+
+static int make_copies(khost__timer *t, size_t l2_bytes, khost__err *err)
+{
+  size_t set = working_set(t->call);
+  size_t wanted = set ? (2 * l2_bytes + set - 1) / set : 1;
+  int n = (int)(wanted < MAX_COPIES ? wanted : MAX_COPIES);
+  if (n > t->o->graph_calls) n = t->o->graph_calls;
+  t->ncopies = 1;
+  if (t->o->hot || n <= 1) return KHOST__OK;
+  t->copy_data = calloc((size_t)n - 1, sizeof *t->copy_data);
+  t->copy_calls = calloc((size_t)n - 1, sizeof *t->copy_calls);
+  if (!t->copy_data || !t->copy_calls) return khost__errorf(err, KHOST__E_NOMEM, "out of memory for input copies");
+  for (int j = 0; j < n - 1; j++) {
+    int rc = khost__case_data_clone_device(&t->copy_data[j], t->call->data, err);
+    if (rc != KHOST__OK) return rc;
+    rc = khost__call_prepare(&t->copy_calls[j], t->call->kernel, &t->copy_data[j], t->call->input.num_threads, err);
+    if (rc != KHOST__OK) return khost__case_data_free(&t->copy_data[j]), rc;
+    t->ncopies++;
+  }
+  return KHOST__OK;
+}
+
+static int capture(khost__timer *t, size_t l2_bytes, khost__err *err)
 {
   size_t nodes = 0;
   int status = KHOST_STATUS_OK;
-  int rc = khost__cuda_graph_capture(invoke, t->call, t->o->graph_calls, &t->graph, &nodes, &status, err);
+  int rc = make_copies(t, l2_bytes, err);
+  if (rc != KHOST__OK) return rc;
+  rc = khost__cuda_graph_capture(invoke_rotating, t, t->o->graph_calls, &t->graph, &nodes, &status, err);
   if (rc == KHOST__OK && status != KHOST_STATUS_OK) return kernel_failure(t->call, status, err);
   return cuda_failure(rc);
 }
 
-int khost__timer_start(khost__timer *t, khost__call *call, const khost__options *o, khost__err *err)
+int khost__timer_start(khost__timer *t, khost__call *call, const khost__options *o, size_t l2_bytes,
+                       khost__err *err)
 {
   memset(t, 0, sizeof *t);
   t->call = call;
   t->o = o;
   int rc = KHOST__OK;
-  if (is_cuda(call) && o->graph_calls > 0 && (rc = capture(t, err)) != KHOST__OK) return rc;
+  if (is_cuda(call) && o->graph_calls > 0 && (rc = capture(t, l2_bytes, err)) != KHOST__OK) return rc;
   double until = khost__now_s() + o->warmup_s, seconds;
   do {
     rc = sample_once(t, &seconds, err);
@@ -84,6 +127,12 @@ int khost__timer_sample(khost__timer *t, khost__err *err)
 void khost__timer_free(khost__timer *t)
 {
   if (t->graph) khost__cuda_graph_free(t->graph);
+  for (int j = 0; j < t->ncopies - 1; j++) {
+    khost__call_free(&t->copy_calls[j]);
+    khost__case_data_free(&t->copy_data[j]);
+  }
+  free(t->copy_calls);
+  free(t->copy_data);
   khost__samples_free(&t->samples);
   memset(t, 0, sizeof *t);
 }

@@ -15,12 +15,18 @@ typedef struct khost__timer {
   const khost__options *o;
   khost__samples samples;
   khost__cuda_graph *graph;
+  int ncopies;                 /* graph calls rotate over call and ncopies - 1 copies */
+  khost__case_data *copy_data; /* ncopies - 1 device copies of the inputs */
+  khost__call *copy_calls;     /* the same kernel bound to each copy */
 } khost__timer;
 
-/* Binds t to call and warms it up for o->warmup_s (and captures the graph when
- * --graph asks). Returns 0, an error with the reason in err, or
+/* Binds t to call and warms it up for o->warmup_s. With --graph N it captures
+ * the graph; cold (no --hot), the N calls rotate over enough copies of the
+ * inputs and outputs that their working set exceeds 2 x l2_bytes, so a replay
+ * is not served from L2. Returns 0, an error with the reason in err, or
  * KHOST__WORKER_RESTART when the CUDA context broke. */
-int khost__timer_start(khost__timer *t, khost__call *call, const khost__options *o, khost__err *err);
+int khost__timer_start(khost__timer *t, khost__call *call, const khost__options *o, size_t l2_bytes,
+                       khost__err *err);
 
 /* Adds one sample. Same returns as khost__timer_start. */
 int khost__timer_sample(khost__timer *t, khost__err *err);

@@ -24,6 +24,7 @@ typedef struct worker {
   uint8_t *done;   /* slot's row is final */
   khost__call *calls;
   int cuda_ready;
+  size_t l2_bytes;
   char cuda_why[512];
   uint8_t *plugin_ready; /* per registry plugin: 0 unknown, 1 ok, 2 failed */
   char (*plugin_why)[512];
@@ -87,6 +88,7 @@ static void start_devices(worker *w)
     snprintf(w->cuda_why, sizeof w->cuda_why, "CUDA init failed: %.480s", err.msg);
   } else if (usable) {
     w->cuda_ready = 1;
+    w->l2_bytes = info.l2_bytes;
     info.peak_gbps = job->known_peak_gbps;
     if (info.peak_gbps <= 0 && khost__cuda_measure_copy(&info.peak_gbps, &err) != KHOST__OK) info.peak_gbps = 0;
     khost__child_send(w->fd, KHOST__MSG_DEVICE, &info, sizeof info);
@@ -237,7 +239,7 @@ static int measure(worker *w)
     if (!w->active[s]) continue;
     announce(w, s, "warm-up");
     khost__err err;
-    rc = khost__timer_start(&timers[s], &w->calls[s], o, &err);
+    rc = khost__timer_start(&timers[s], &w->calls[s], o, w->l2_bytes, &err);
     if (rc == KHOST__WORKER_RESTART) settle(w, s, KHOST__ROW_CRASH, "%s", err.msg);
     else if (rc != KHOST__OK) settle(w, s, KHOST__ROW_ERROR, "while warming up: %s", err.msg), rc = 0;
   }

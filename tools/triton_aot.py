@@ -153,7 +153,8 @@ def emit_c(results, manifest_path):
         code, bits = DTYPES[v["dtype"]]
         blocks = ", ".join(str(v["constexprs"].get(k, 0)) for k in EXPORTED_CONSTEXPRS)
         out.append(f"  {{{c_string(v['name'])}, {c_string(v['op'])}, {c_string(v['function'])}, "
-                   f"{c_string(r['kernel'])}, {c_string(r['args'])}, {code}, {bits}, {int(bool(v['aligned']))}, "
+                   f"{c_string(r['kernel'])}, {c_string(r['args'])}, {code}, {bits}, "
+                   f"{int(bool(v['aligned']))}, "
                    f"{blocks}, {v['num_warps']}, {v['num_stages']}, {r['shared']}, "
                    f"cubin_{i}, sizeof cubin_{i}}},")
     out += ["};", f"const int khost__triton_nvariants = {len(results)};", ""]

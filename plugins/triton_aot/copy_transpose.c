@@ -30,9 +30,9 @@ static int preferred(const khost__triton_variant *v, const khost__triton_shape *
 }
 
 static const khost__triton_rows_op op = {
-  .out_kind = KHOST__TRITON_OUT_TRANSPOSED,
-  .rule = {"copy_transpose", cannot_run, preferred},
-  .programs = tiles,
+    .out_kind = KHOST__TRITON_OUT_TRANSPOSED,
+    .rule = {"copy_transpose", cannot_run, preferred},
+    .programs = tiles,
 };
 
 static int supports(const khost_input *in)
@@ -46,9 +46,9 @@ static int run(const khost_input *in)
 }
 
 const khost_kernel khost__triton_copy_transpose = {
-  .struct_size = sizeof(khost_kernel),
-  .op = "copy_transpose",
-  .device_type = KHOST_DEVICE_CUDA,
-  .run = run,
-  .supports = supports,
+    .struct_size = sizeof(khost_kernel),
+    .op = "copy_transpose",
+    .device_type = KHOST_DEVICE_CUDA,
+    .run = run,
+    .supports = supports,
 };

@@ -13,7 +13,7 @@
 /* The driver ABI version whose entry points we ask for: 12.0, the first with
  * cuGetProcAddress_v2, is what every driver able to run sm_90a code offers. */
 #define DRIVER_API_VERSION 12000
-#define LIBCUDA "libcuda.so.1"
+#define LIBCUDA            "libcuda.so.1"
 
 typedef CUresult (*get_proc_fn)(const char *symbol, void **pfn, int version, cuuint64_t flags,
                                 CUdriverProcAddressQueryResult *status);
@@ -26,14 +26,17 @@ static char load_error[512];
 
 /* Name and slot of every entry point: resolving through one list keeps the table
  * and the lookups from drifting apart. */
-#define ENTRY(name) {"cu" #name, (void **)&table.name}
+#define ENTRY(name)                                                                                          \
+  {                                                                                                          \
+    "cu" #name, (void **)&table.name                                                                         \
+  }
 static const struct {
   const char *symbol;
   void **slot;
 } entries[] = {
-  ENTRY(Init),           ENTRY(CtxGetCurrent),     ENTRY(CtxGetDevice),     ENTRY(DeviceGetAttribute),
-  ENTRY(ModuleLoadData), ENTRY(ModuleUnload),      ENTRY(ModuleGetFunction), ENTRY(FuncSetAttribute),
-  ENTRY(LaunchKernel),   ENTRY(GetErrorName),      ENTRY(GetErrorString),
+    ENTRY(Init),           ENTRY(CtxGetCurrent), ENTRY(CtxGetDevice),      ENTRY(DeviceGetAttribute),
+    ENTRY(ModuleLoadData), ENTRY(ModuleUnload),  ENTRY(ModuleGetFunction), ENTRY(FuncSetAttribute),
+    ENTRY(LaunchKernel),   ENTRY(GetErrorName),  ENTRY(GetErrorString),
 };
 #undef ENTRY
 
@@ -41,8 +44,8 @@ static const struct {
  * the library's exported symbol. */
 static const char *code_name(CUresult rc)
 {
-  CUresult (*get_name)(CUresult, const char **) = (CUresult(*)(CUresult, const char **))dlsym(library,
-                                                                                               "cuGetErrorName");
+  CUresult (*get_name)(CUresult, const char **) =
+      (CUresult(*)(CUresult, const char **))dlsym(library, "cuGetErrorName");
   const char *name = NULL;
   return get_name && get_name(rc, &name) == CUDA_SUCCESS && name ? name : "unnamed";
 }
@@ -51,8 +54,8 @@ static int resolve(get_proc_fn get_proc)
 {
   for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++) {
     CUdriverProcAddressQueryResult found = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
-    CUresult rc = get_proc(entries[i].symbol, entries[i].slot, DRIVER_API_VERSION,
-                           CU_GET_PROC_ADDRESS_DEFAULT, &found);
+    CUresult rc =
+        get_proc(entries[i].symbol, entries[i].slot, DRIVER_API_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &found);
     if (rc != CUDA_SUCCESS)
       return khost__triton_errorf(load_error, sizeof load_error, KHOST_STATUS_DEVICE_ERROR,
                                   "%s:%d: %s: cuGetProcAddress(%s): %s (CUresult %d)",
@@ -112,8 +115,7 @@ void khost__cu_close(void)
   pthread_mutex_unlock(&lock);
 }
 
-int khost__cu_fail(const khost__cu *cu, CUresult rc, const char *file, int line, char *err,
-                   size_t err_size)
+int khost__cu_fail(const khost__cu *cu, CUresult rc, const char *file, int line, char *err, size_t err_size)
 {
   const char *name = NULL;
   const char *text = NULL;

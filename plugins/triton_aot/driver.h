@@ -17,9 +17,9 @@ typedef struct khost__cu {
   CUresult (*ModuleUnload)(CUmodule module);
   CUresult (*ModuleGetFunction)(CUfunction *fn, CUmodule module, const char *name);
   CUresult (*FuncSetAttribute)(CUfunction fn, CUfunction_attribute attribute, int value);
-  CUresult (*LaunchKernel)(CUfunction fn, unsigned int gx, unsigned int gy, unsigned int gz,
-                           unsigned int bx, unsigned int by, unsigned int bz, unsigned int shared,
-                           CUstream stream, void **params, void **extra);
+  CUresult (*LaunchKernel)(CUfunction fn, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
+                           unsigned int by, unsigned int bz, unsigned int shared, CUstream stream,
+                           void **params, void **extra);
   CUresult (*GetErrorName)(CUresult rc, const char **name);
   CUresult (*GetErrorString)(CUresult rc, const char **text);
 } khost__cu;
@@ -34,9 +34,9 @@ void khost__cu_close(void);
 
 /* Writes "file:line: CUDA_ERROR_NAME: description" for rc into err and returns
  * KHOST_STATUS_DEVICE_ERROR. file is reduced to its last component. */
-int khost__cu_fail(const khost__cu *cu, CUresult rc, const char *file, int line, char *err,
-                   size_t err_size);
+int khost__cu_fail(const khost__cu *cu, CUresult rc, const char *file, int line, char *err, size_t err_size);
 
-#define KHOST__CU_FAIL(cu, rc, err, err_size) khost__cu_fail((cu), (rc), __FILE__, __LINE__, (err), (err_size))
+#define KHOST__CU_FAIL(cu, rc, err, err_size)                                                                \
+  khost__cu_fail((cu), (rc), __FILE__, __LINE__, (err), (err_size))
 
 #endif

@@ -5,16 +5,11 @@
 #include "message.h"
 
 #define TENSOR_MIN_SIZE (offsetof(khost_tensor, nbytes) + sizeof(size_t))
-#define INPUT_MIN_SIZE (offsetof(khost_input, error_size) + sizeof(size_t))
+#define INPUT_MIN_SIZE  (offsetof(khost_input, error_size) + sizeof(size_t))
 
 static const char *op_name(const khost_input *in)
 {
   return in->op ? in->op : "(unnamed op)";
-}
-
-const khost_tensor *khost__triton_tensor(const khost_tensor *array, int32_t index)
-{
-  return (const khost_tensor *)((const char *)array + (size_t)index * array->struct_size);
 }
 
 static int array_usable(const khost_tensor *array, int32_t count)

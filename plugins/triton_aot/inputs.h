@@ -8,11 +8,6 @@
 #include "khost/ops.h"
 #include "select.h"
 
-/* Tensor `index` of an array laid out with the host's sizeof(khost_tensor) (its
- * struct_size), so a host of a newer minor still indexes correctly. Host memory,
- * valid for the call. */
-const khost_tensor *khost__triton_tensor(const khost_tensor *array, int32_t index);
-
 /* INVALID_ARGUMENT unless in carries exactly ninputs inputs and noutputs outputs
  * with every field this plugin reads. */
 int khost__triton_check_counts(const khost_input *in, int32_t ninputs, int32_t noutputs);

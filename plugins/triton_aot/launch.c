@@ -11,7 +11,7 @@
 /* Triton 3 kernels take a global and a profile scratch pointer after their own
  * parameters; variants needing either are refused at build time, so both are NULL. */
 #define SCRATCH_ARGS 2
-#define MAX_ARGS 16
+#define MAX_ARGS     16
 /* Above this a kernel must opt in to more dynamic shared memory. */
 #define DEFAULT_SHARED_LIMIT (48 * 1024)
 

@@ -55,7 +55,8 @@ def _copy_transpose():
         elem = f"i{bits}"
         for bm, bn, w, aligned in ((128, 128, 8, True), (64, 64, 4, True), (64, 64, 4, False)):
             suffix = "" if aligned else "_any"
-            out.append(_variant(f"copy_b{bits}_t{bm}x{bn}_w{w}{suffix}", "copy_transpose", "copy_transpose.py",
+            out.append(_variant(f"copy_b{bits}_t{bm}x{bn}_w{w}{suffix}", "copy_transpose",
+                                "copy_transpose.py",
                                 "copy_transpose", _rowwise_signature(elem, aligned, m_aligned=True),
                                 {"BLOCK_M": bm, "BLOCK_N": bn}, w, f"b{bits}", aligned))
     return out

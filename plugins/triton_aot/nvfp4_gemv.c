@@ -12,7 +12,7 @@
 #include "triton_aot.h"
 
 #define SCALE_BLOCK 16 /* k-elements per e4m3 scale, and per 64-bit word of codes */
-#define MAX_GRID_Y 65535
+#define MAX_GRID_Y  65535
 
 /* A validated call. Pointers are the host's device memory, valid for the call. */
 typedef struct gemv_call {
@@ -42,19 +42,19 @@ static int check_tensors(const khost_input *in, int64_t m, int64_t k, int64_t l)
   const int64_t a[] = {l, m, k}, v[] = {l, k}, sfa[] = {l, m, k / SCALE_BLOCK}, sfv[] = {l, k / SCALE_BLOCK};
   const int64_t c[] = {l, m};
   const khost_tensor *inputs = in->inputs;
-  int status = khost__triton_check_tensor(in, khost__triton_tensor(inputs, KHOST_NVFP4_GEMV_A),
+  int status = khost__triton_check_tensor(in, khost_tensor_at(inputs, KHOST_NVFP4_GEMV_A),
                                           KHOST_DTYPE_FLOAT4_E2M1FN, 4, 3, a);
   if (status == KHOST_STATUS_OK)
-    status = khost__triton_check_tensor(in, khost__triton_tensor(inputs, KHOST_NVFP4_GEMV_V),
+    status = khost__triton_check_tensor(in, khost_tensor_at(inputs, KHOST_NVFP4_GEMV_V),
                                         KHOST_DTYPE_FLOAT4_E2M1FN, 4, 2, v);
   if (status == KHOST_STATUS_OK)
-    status = khost__triton_check_tensor(in, khost__triton_tensor(inputs, KHOST_NVFP4_GEMV_SFA),
+    status = khost__triton_check_tensor(in, khost_tensor_at(inputs, KHOST_NVFP4_GEMV_SFA),
                                         KHOST_DTYPE_FLOAT8_E4M3FN, 8, 3, sfa);
   if (status == KHOST_STATUS_OK)
-    status = khost__triton_check_tensor(in, khost__triton_tensor(inputs, KHOST_NVFP4_GEMV_SFV),
+    status = khost__triton_check_tensor(in, khost_tensor_at(inputs, KHOST_NVFP4_GEMV_SFV),
                                         KHOST_DTYPE_FLOAT8_E4M3FN, 8, 2, sfv);
   if (status == KHOST_STATUS_OK)
-    status = khost__triton_check_tensor(in, khost__triton_tensor(in->outputs, KHOST_NVFP4_GEMV_C),
+    status = khost__triton_check_tensor(in, khost_tensor_at(in->outputs, KHOST_NVFP4_GEMV_C),
                                         KHOST_DTYPE_FLOAT, 16, 2, c);
   return status;
 }
@@ -71,11 +71,11 @@ static int call_of(const khost_input *in, gemv_call *call)
                                   "nvfp4_gemv: k = %lld is not a multiple of %d", (long long)k, SCALE_BLOCK);
   if (status == KHOST_STATUS_OK) status = check_tensors(in, m, k, l);
   if (status != KHOST_STATUS_OK) return status;
-  call->a = khost__triton_tensor(in->inputs, KHOST_NVFP4_GEMV_A)->data;
-  call->v = khost__triton_tensor(in->inputs, KHOST_NVFP4_GEMV_V)->data;
-  call->sfa = khost__triton_tensor(in->inputs, KHOST_NVFP4_GEMV_SFA)->data;
-  call->sfv = khost__triton_tensor(in->inputs, KHOST_NVFP4_GEMV_SFV)->data;
-  call->c = khost__triton_tensor(in->outputs, KHOST_NVFP4_GEMV_C)->data;
+  call->a = khost_tensor_at(in->inputs, KHOST_NVFP4_GEMV_A)->data;
+  call->v = khost_tensor_at(in->inputs, KHOST_NVFP4_GEMV_V)->data;
+  call->sfa = khost_tensor_at(in->inputs, KHOST_NVFP4_GEMV_SFA)->data;
+  call->sfv = khost_tensor_at(in->inputs, KHOST_NVFP4_GEMV_SFV)->data;
+  call->c = khost_tensor_at(in->outputs, KHOST_NVFP4_GEMV_C)->data;
   /* The kernel reads 64-bit words of a and v (16-byte vectors of them) and was
    * compiled on the promise that m % 16 == 0 and k / 16 is even. */
   int aligned = m % 16 == 0 && k % (2 * SCALE_BLOCK) == 0;
@@ -102,7 +102,8 @@ static int run(const khost_input *in)
   const khost__triton_variant *v;
   int status = call_of(in, &call);
   if (status == KHOST_STATUS_OK) status = khost__triton_sm_count(&call.shape.sms, in->error, in->error_size);
-  if (status == KHOST_STATUS_OK) status = khost__triton_select(&rule, &call.shape, &v, in->error, in->error_size);
+  if (status == KHOST_STATUS_OK)
+    status = khost__triton_select(&rule, &call.shape, &v, in->error, in->error_size);
   if (status != KHOST_STATUS_OK) return status;
   int32_t m = (int32_t)call.shape.m, words_per_row = (int32_t)(call.shape.k / SCALE_BLOCK);
   void *args[] = {&call.a, &call.sfa, &call.v, &call.sfv, &call.c, &m, &words_per_row};
@@ -111,9 +112,9 @@ static int run(const khost_input *in)
 }
 
 const khost_kernel khost__triton_nvfp4_gemv = {
-  .struct_size = sizeof(khost_kernel),
-  .op = "nvfp4_gemv",
-  .device_type = KHOST_DEVICE_CUDA,
-  .run = run,
-  .supports = supports,
+    .struct_size = sizeof(khost_kernel),
+    .op = "nvfp4_gemv",
+    .device_type = KHOST_DEVICE_CUDA,
+    .run = run,
+    .supports = supports,
 };

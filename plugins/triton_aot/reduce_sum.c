@@ -28,9 +28,9 @@ static int64_t programs(const khost__triton_variant *v, const khost__triton_shap
 }
 
 static const khost__triton_rows_op op = {
-  .out_kind = KHOST__TRITON_OUT_REDUCED,
-  .rule = {"reduce_sum", cannot_run, preferred},
-  .programs = programs,
+    .out_kind = KHOST__TRITON_OUT_REDUCED,
+    .rule = {"reduce_sum", cannot_run, preferred},
+    .programs = programs,
 };
 
 static int supports(const khost_input *in)
@@ -44,9 +44,9 @@ static int run(const khost_input *in)
 }
 
 const khost_kernel khost__triton_reduce_sum = {
-  .struct_size = sizeof(khost_kernel),
-  .op = "reduce_sum",
-  .device_type = KHOST_DEVICE_CUDA,
-  .run = run,
-  .supports = supports,
+    .struct_size = sizeof(khost_kernel),
+    .op = "reduce_sum",
+    .device_type = KHOST_DEVICE_CUDA,
+    .run = run,
+    .supports = supports,
 };

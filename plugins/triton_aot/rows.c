@@ -26,8 +26,8 @@ static int rows_of(const khost_input *in, khost__triton_rows_out out_kind, rows_
   if (status == KHOST_STATUS_OK) status = khost__triton_param(in, "m", 1, &m);
   if (status == KHOST_STATUS_OK) status = khost__triton_param(in, "n", 1, &n);
   if (status != KHOST_STATUS_OK) return status;
-  const khost_tensor *x = khost__triton_tensor(in->inputs, 0);
-  const khost_tensor *y = khost__triton_tensor(in->outputs, 0);
+  const khost_tensor *x = khost_tensor_at(in->inputs, 0);
+  const khost_tensor *y = khost_tensor_at(in->outputs, 0);
   if (!float_type(x->dtype))
     return khost__triton_errorf(in->error, in->error_size, KHOST_STATUS_UNSUPPORTED,
                                 "%s: only fp16, bf16 and fp32 are compiled", in->op ? in->op : "?");
@@ -40,11 +40,11 @@ static int rows_of(const khost_input *in, khost__triton_rows_out out_kind, rows_
   if (status != KHOST_STATUS_OK) return status;
   int rows_aligned = n % 16 == 0 && (out_kind != KHOST__TRITON_OUT_TRANSPOSED || m % 16 == 0);
   khost__triton_shape shape = {
-    .m = m,
-    .n = n,
-    .dtype_code = x->dtype.code,
-    .dtype_bits = x->dtype.bits,
-    .aligned = rows_aligned && khost__triton_aligned16(x->data) && khost__triton_aligned16(y->data),
+      .m = m,
+      .n = n,
+      .dtype_code = x->dtype.code,
+      .dtype_bits = x->dtype.bits,
+      .aligned = rows_aligned && khost__triton_aligned16(x->data) && khost__triton_aligned16(y->data),
   };
   call->shape = shape;
   call->in = x->data;

@@ -35,7 +35,8 @@ int khost__triton_select(const khost__triton_rule *rule, const khost__triton_sha
   const khost__triton_variant *named = name && *name ? find(name) : NULL;
   /* A forced variant of another op leaves this op to its rule, so one run can
    * force a GEMV variant while the other ops keep theirs. */
-  if (name && *name && (!named || strcmp(named->op, rule->op) == 0)) return forced(rule, s, name, out, err, err_size);
+  if (name && *name && (!named || strcmp(named->op, rule->op) == 0))
+    return forced(rule, s, name, out, err, err_size);
   const khost__triton_variant *fallback = NULL;
   const char *why = "no variant compiled for this op";
   for (int i = 0; i < khost__triton_nvariants; i++) {
@@ -53,7 +54,8 @@ int khost__triton_select(const khost__triton_rule *rule, const khost__triton_sha
     fallback = v;
   }
   if (!fallback)
-    return khost__triton_errorf(err, err_size, KHOST_STATUS_UNSUPPORTED, "%s: no variant fits: %s", rule->op, why);
+    return khost__triton_errorf(err, err_size, KHOST_STATUS_UNSUPPORTED, "%s: no variant fits: %s", rule->op,
+                                why);
   *out = fallback;
   return KHOST_STATUS_OK;
 }

@@ -16,9 +16,9 @@
 typedef struct khost__triton_shape {
   int64_t m, n, k, l;
   uint8_t dtype_code, dtype_bits; /* the op's element type */
-  int aligned; /* every pointer 16-byte aligned and the row lengths the op's kernels
-                  assume aligned multiples of 16 elements */
-  int sms;     /* multiprocessors of the device; 0 where not asked (supports()) */
+  int aligned;                    /* every pointer 16-byte aligned and the row lengths the op's kernels
+                                     assume aligned multiples of 16 elements */
+  int sms;                        /* multiprocessors of the device; 0 where not asked (supports()) */
 } khost__triton_shape;
 
 /* One op's rule. Static. */

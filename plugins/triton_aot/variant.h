@@ -17,12 +17,12 @@ typedef struct khost__triton_variant {
                            before the two scratch pointers every Triton 3 kernel also takes */
   uint8_t dtype_code;   /* khost_dtype of the elements it serves (DLPack code) */
   uint8_t dtype_bits;
-  uint8_t aligned;      /* 1: compiled on the promise of 16-byte aligned pointers and row
-                           lengths that are multiples of 16 elements */
+  uint8_t aligned;                   /* 1: compiled on the promise of 16-byte aligned pointers and row
+                                        lengths that are multiples of 16 elements */
   int32_t block_m, block_n, block_k; /* tile constants; 0 when the kernel has none */
   int32_t num_warps;
   int32_t num_stages;
-  int32_t shared_bytes; /* dynamic shared memory each launch needs */
+  int32_t shared_bytes;       /* dynamic shared memory each launch needs */
   const unsigned char *cubin; /* sm_90a ELF image */
   size_t cubin_size;
 } khost__triton_variant;
