@@ -21,16 +21,17 @@
 #include <unistd.h>
 
 #include "catalog.h"
+#include "cuda.h"
 #include "json.h"
 #include "khost/plugin.h"
 
 /* Smallest timing that still takes samples: these tests are about results, not speed. */
-#define FAST "--max-time", "0.002", "--warmup", "0"
-#define COPY_CASE "copy_transpose_fp16_64x100"
-#define COPY_ELEMENTS 6400 /* m * n of COPY_CASE in suites/smoke.ini */
-#define GEMV_CASE "tiny_single"
-#define RUN_LIMIT_S 60.0 /* a khost run longer than this is a hang of khost itself */
-#define MAX_ARGS 96
+#define FAST            "--max-time", "0.002", "--warmup", "0"
+#define COPY_CASE       "copy_transpose_fp16_64x100"
+#define COPY_ELEMENTS   6400 /* m * n of COPY_CASE in suites/smoke.ini */
+#define GEMV_CASE       "tiny_single"
+#define RUN_LIMIT_S     60.0 /* a khost run longer than this is a hang of khost itself */
+#define MAX_ARGS        96
 #define MAX_SMOKE_CASES 64
 
 /* One finished khost run. The strings are owned by the outcome (free_outcome). */
@@ -209,7 +210,7 @@ static void run_env(outcome *o, const char *const *extra_env, const char *const 
   finish(&r, o);
 }
 
-#define KHOST(o, ...) run_env((o), NULL, (const char *const[]){__VA_ARGS__, NULL})
+#define KHOST(o, ...)           run_env((o), NULL, (const char *const[]){__VA_ARGS__, NULL})
 #define KHOST_ENV(o, envs, ...) run_env((o), (envs), (const char *const[]){__VA_ARGS__, NULL})
 
 static void free_outcome(outcome *o)
@@ -270,9 +271,10 @@ static summary read_summary(const char *out)
   summary s = {-1, -1, -1, -1, -1, -1, -1};
   const char *line = strstr(out, "\nsummary: ");
   cr_assert_not_null(line, "no summary line; stdout:\n%s", out);
-  int got = sscanf(line, "\nsummary: %d rows: %d passed, %d failed, %d skipped, %d errored, %d crashed, "
-                   "%d timed out", &s.rows, &s.passed, &s.failed, &s.skipped, &s.errored, &s.crashed,
-                   &s.timed_out);
+  int got = sscanf(line,
+                   "\nsummary: %d rows: %d passed, %d failed, %d skipped, %d errored, %d crashed, "
+                   "%d timed out",
+                   &s.rows, &s.passed, &s.failed, &s.skipped, &s.errored, &s.crashed, &s.timed_out);
   cr_assert_eq(got, 7, "unreadable summary line: %.200s", line + 1);
   return s;
 }
@@ -287,8 +289,10 @@ static int read_smoke(smoke_case *cases, int max)
   char line[512];
   int n = 0;
   while (fgets(line, sizeof line, f)) {
-    if (line[0] == '[' && n < max && sscanf(line, "[%63[^]]", cases[n].name) == 1) cases[n++].op[0] = '\0';
-    else if (n > 0) sscanf(line, "op = %31s", cases[n - 1].op);
+    if (line[0] == '[' && n < max && sscanf(line, "[%63[^]]", cases[n].name) == 1)
+      cases[n++].op[0] = '\0';
+    else if (n > 0)
+      sscanf(line, "op = %31s", cases[n - 1].op);
   }
   fclose(f);
   cr_assert_gt(n, 3, "smoke.ini has too few cases to test with");
@@ -308,7 +312,8 @@ static json_t *json_row(json_t *doc, const char *case_name, const char *backend)
 {
   size_t i;
   json_t *row;
-  json_array_foreach(json_object_get(doc, "rows"), i, row) {
+  json_array_foreach(json_object_get(doc, "rows"), i, row)
+  {
     const char *c = json_string_value(json_object_get(row, "case"));
     const char *b = json_string_value(json_object_get(row, "backend"));
     if (c && b && !strcmp(c, case_name) && !strcmp(b, backend)) return row;
@@ -351,9 +356,10 @@ Test(cli, no_arguments_runs_the_smoke_suite_and_the_reference_passes_every_case)
 Test(cli, help_lists_every_flag)
 {
   static const char *const flags[] = {
-    "suite", "op", "case", "backends", "baseline", "reference", "plugin-dir", "plugin", "list", "strict",
-    "json", "csv", "dump", "hot", "graph", "no-isolate", "device", "threads", "warmup", "min-samples",
-    "max-noise", "max-time", "timeout", "help", "version",
+      "suite",    "op",         "case",   "backends", "baseline", "reference",   "plugin-dir",
+      "plugin",   "list",       "strict", "json",     "csv",      "dump",        "hot",
+      "graph",    "no-isolate", "device", "threads",  "warmup",   "min-samples", "max-noise",
+      "max-time", "timeout",    "help",   "version",
   };
   outcome o;
   KHOST(&o, "--help");
@@ -396,14 +402,14 @@ Test(cli, usage_errors_exit_2_with_a_message)
     const char *args[4];
     const char *message;
   } cases[] = {
-    {{"--bogus"}, "unknown option '--bogus'"},
-    {{"--threads", "0"}, "--threads needs a whole number"},
-    {{"--threads", "2x"}, "--threads needs a whole number"},
-    {{"--max-time", "abc"}, "--max-time needs a number"},
-    {{"--timeout", "0"}, "--timeout needs a number"},
-    {{"--max-noise", "-1"}, "--max-noise needs a number"},
-    {{"leftover"}, "unexpected argument 'leftover'"},
-    {{"--suite"}, "missing value for '--suite'"},
+      {{"--bogus"}, "unknown option '--bogus'"},
+      {{"--threads", "0"}, "--threads needs a whole number"},
+      {{"--threads", "2x"}, "--threads needs a whole number"},
+      {{"--max-time", "abc"}, "--max-time needs a number"},
+      {{"--timeout", "0"}, "--timeout needs a number"},
+      {{"--max-noise", "-1"}, "--max-noise needs a number"},
+      {{"leftover"}, "unexpected argument 'leftover'"},
+      {{"--suite"}, "missing value for '--suite'"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     const char *args[8] = {FAST};
@@ -486,11 +492,11 @@ Test(suites, a_broken_suite_file_exits_2_naming_file_and_line)
   static const struct {
     const char *text, *line, *reason;
   } cases[] = {
-    {"[fine]\nop = copy_transpose\ndtype = fp16\nm = 4\nn = 4\nthis line has no equals sign\n", ":6:",
-     "syntax error"},
-    {"[sum]\nop = reduce_sum\ndtype = fp32\nm = 4\nn = 8\ncolour = blue\n", ":6:", "unknown key 'colour'"},
-    {"[first]\nop = reduce_sum\ndtype = fp32\nm = 4\nn = 8\n\n[second]\nop = no_such_op\n", ":8:",
-     "unknown op 'no_such_op'"},
+      {"[fine]\nop = copy_transpose\ndtype = fp16\nm = 4\nn = 4\nthis line has no equals sign\n",
+       ":6:", "syntax error"},
+      {"[sum]\nop = reduce_sum\ndtype = fp32\nm = 4\nn = 8\ncolour = blue\n", ":6:", "unknown key 'colour'"},
+      {"[first]\nop = reduce_sum\ndtype = fp32\nm = 4\nn = 8\n\n[second]\nop = no_such_op\n",
+       ":8:", "unknown op 'no_such_op'"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     char name[32], where[700];
@@ -571,9 +577,9 @@ Test(backends, unknown_backend_or_baseline_exits_2_listing_loaded_backends)
   static const struct {
     const char *flag, *value, *message;
   } cases[] = {
-    {"--backends", "fault_free,nope", "unknown backend 'nope'"},
-    {"--baseline", "nope", "unknown baseline backend 'nope'"},
-    {"--reference", "nope", "unknown reference backend 'nope'"},
+      {"--backends", "fault_free,nope", "unknown backend 'nope'"},
+      {"--baseline", "nope", "unknown baseline backend 'nope'"},
+      {"--reference", "nope", "unknown reference backend 'nope'"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     outcome o;
@@ -605,8 +611,8 @@ Test(backends, baseline_is_the_backend_speedups_are_relative_to)
 {
   char *json = scratch_path("baseline.json");
   outcome o;
-  KHOST(&o, FAST, "--case", COPY_CASE, "--plugin", "@fault_free.so", "--backends", "fault_free",
-        "--baseline", "fault_free", "--json", json);
+  KHOST(&o, FAST, "--case", COPY_CASE, "--plugin", "@fault_free.so", "--backends", "fault_free", "--baseline",
+        "fault_free", "--json", json);
   cr_assert_eq(o.status, 0, "stderr:\n%s", o.err);
   cr_expect_not_null(strstr(o.out, "speedup is relative to backend fault_free\n"), "stdout:\n%s", o.out);
   json_t *doc = load_json(json);
@@ -628,19 +634,19 @@ TestSuite(loading, .init = make_scratch, .fini = remove_scratch, .timeout = 120)
 static const struct {
   const char *file, *stage, *reason;
 } load_failures[] = {
-  {"good_twin.so", "duplicate", "fixture_good"},
-  {"no_entry.so", "symbol", "khost_plugin_entry"},
-  {"entry_null.so", "entry", "NULL"},
-  {"bad_magic.so", "magic", "magic"},
-  {"abi_major.so", "abi", "ABI major 2"},
-  {"struct_small.so", "struct_size", "struct_size 16"},
-  {"kernel_small.so", "struct_size", "kernel 1"},
-  {"empty_name.so", "descriptor", "name"},
-  {"null_kernel.so", "descriptor", "NULL kernel"},
-  {"duplicate_op.so", "descriptor", "duplicate op 'copy_transpose'"},
-  {"init_fails.so", "init", "fixture init refuses on purpose"},
-  {"init_crashes.so", "init", "signal 11"},
-  {"not_elf.so", "dlopen", ""},
+    {"good_twin.so", "duplicate", "fixture_good"},
+    {"no_entry.so", "symbol", "khost_plugin_entry"},
+    {"entry_null.so", "entry", "NULL"},
+    {"bad_magic.so", "magic", "magic"},
+    {"abi_major.so", "abi", "ABI major 2"},
+    {"struct_small.so", "struct_size", "struct_size 16"},
+    {"kernel_small.so", "struct_size", "kernel 1"},
+    {"empty_name.so", "descriptor", "name"},
+    {"null_kernel.so", "descriptor", "NULL kernel"},
+    {"duplicate_op.so", "descriptor", "duplicate op 'copy_transpose'"},
+    {"init_fails.so", "init", "fixture init refuses on purpose"},
+    {"init_crashes.so", "init", "signal 11"},
+    {"not_elf.so", "dlopen", ""},
 };
 #define NLOAD_FAILURES (int)(sizeof load_failures / sizeof load_failures[0])
 
@@ -797,17 +803,17 @@ typedef struct fault {
 } fault;
 
 static fault fault_table[] = {
-  {"fault_segv", COPY_CASE, "CRASH", "signal 11", "", -1, 1},
-  {"fault_abort", COPY_CASE, "CRASH", "signal 6", "", -1, 1},
-  {"fault_exit0", COPY_CASE, "CRASH", "exited with status 0", "", -1, 1},
-  {"fault_hang", COPY_CASE, "TIMEOUT", "exceeded --timeout", "", -1, 1},
-  {"fault_status", COPY_CASE, "ERROR", "fault plugin reports failure on purpose", "", -1, 1},
-  {"fault_decline", COPY_CASE, "SKIP", "fault plugin declines every shape", "", -1, 0},
-  {"fault_cached", COPY_CASE, "FAIL", "fresh inputs", "", -1, 1},
-  {"fault_no_write", COPY_CASE, "FAIL", "never written", "", COPY_ELEMENTS, 1},
-  {"fault_write_past_end", COPY_CASE, "FAIL", "out-of-bounds write: out: ", "", -1, 1},
-  {"fault_mutate_input", COPY_CASE, "ERROR", "modified its input", "", -1, 1},
-  {"fault_wrong_block", GEMV_CASE, "FAIL", "batch=0, row=1", "c[batch=0, row=1]", -1, 1},
+    {"fault_segv", COPY_CASE, "CRASH", "signal 11", "", -1, 1},
+    {"fault_abort", COPY_CASE, "CRASH", "signal 6", "", -1, 1},
+    {"fault_exit0", COPY_CASE, "CRASH", "exited with status 0", "", -1, 1},
+    {"fault_hang", COPY_CASE, "TIMEOUT", "exceeded --timeout", "", -1, 1},
+    {"fault_status", COPY_CASE, "ERROR", "fault plugin reports failure on purpose", "", -1, 1},
+    {"fault_decline", COPY_CASE, "SKIP", "fault plugin declines every shape", "", -1, 0},
+    {"fault_cached", COPY_CASE, "FAIL", "fresh inputs", "", -1, 1},
+    {"fault_no_write", COPY_CASE, "FAIL", "never written", "", COPY_ELEMENTS, 1},
+    {"fault_write_past_end", COPY_CASE, "FAIL", "out-of-bounds write: out: ", "", -1, 1},
+    {"fault_mutate_input", COPY_CASE, "ERROR", "modified its input", "", -1, 1},
+    {"fault_wrong_block", GEMV_CASE, "FAIL", "batch=0, row=1", "c[batch=0, row=1]", -1, 1},
 };
 
 static const char *timeout_for(const fault *f)
@@ -873,8 +879,8 @@ Test(faults, every_fault_in_one_run_is_caught_and_no_row_is_lost)
 {
   char at[sizeof fault_table / sizeof fault_table[0]][48], selected[1024] = "fault_free";
   /* --backends: the build's own plugins (a GPU one, say) must not change the count. */
-  const char *args[64] = {FAST, "--case", COPY_CASE, "--timeout", "2", "--backends", selected, "--plugin",
-                          "@fault_free.so"};
+  const char *args[64] = {FAST,         "--case", COPY_CASE,  "--timeout",     "2",
+                          "--backends", selected, "--plugin", "@fault_free.so"};
   int n = 0, nfaults = (int)(sizeof fault_table / sizeof fault_table[0]);
   while (args[n]) n++;
   for (int i = 0; i < nfaults; i++) {
@@ -922,7 +928,8 @@ Test(reports, json_report_holds_every_row_of_the_table)
   cr_assert_eq(json_array_size(rows), 4, "2 cases x (reference, fault_no_write)");
   size_t i;
   json_t *row;
-  json_array_foreach(rows, i, row) {
+  json_array_foreach(rows, i, row)
+  {
     const char *c = json_text(row, "case"), *b = json_text(row, "backend"), *st = json_text(row, "status");
     cr_expect(*c && *b && *st, "row %zu lacks case, backend or status", i);
     table_row t = find_row(o.out, c, b);
@@ -954,8 +961,9 @@ Test(reports, a_killed_run_leaves_valid_json_with_the_rows_it_finished)
   write_file(suite, "[finishes_first]\nop = nvfp4_gemv\nm = 128\nk = 256\nl = 1\n\n"
                     "[hangs_second]\nop = copy_transpose\ndtype = fp16\nm = 8\nn = 8\n");
   running r;
-  start(&r, NULL, (const char *const[]){FAST, "--suite", suite, "--plugin", "@fault_hang.so", "--backends",
-                                        "fault_hang", "--timeout", "30", "--json", json, NULL});
+  start(&r, NULL,
+        (const char *const[]){FAST, "--suite", suite, "--plugin", "@fault_hang.so", "--backends",
+                              "fault_hang", "--timeout", "30", "--json", json, NULL});
   struct timespec tick = {0, 5 * 1000 * 1000};
   int rows = -1, still_running = 1;
   for (int waited_ms = 0; waited_ms < 20000 && rows < 1 && still_running; waited_ms += 5) {
@@ -975,7 +983,8 @@ Test(reports, a_killed_run_leaves_valid_json_with_the_rows_it_finished)
   cr_expect(json_array_size(list) >= 1 && json_array_size(list) <= 2, "%zu rows", json_array_size(list));
   size_t i;
   json_t *row;
-  json_array_foreach(list, i, row) {
+  json_array_foreach(list, i, row)
+  {
     cr_expect_str_eq(json_text(row, "case"), "finishes_first", "only the finished case has rows");
     cr_expect_str_eq(json_text(row, "status"), "PASS");
   }
@@ -990,8 +999,10 @@ static int csv_fields(const char *line)
 {
   int n = 1, quoted = 0;
   for (const char *p = line; *p && *p != '\n'; p++) {
-    if (*p == '"') quoted = !quoted;
-    else if (*p == ',' && !quoted) n++;
+    if (*p == '"')
+      quoted = !quoted;
+    else if (*p == ',' && !quoted)
+      n++;
   }
   return n;
 }
@@ -1128,8 +1139,8 @@ Test(isolation, a_killed_khost_takes_its_worker_with_it)
 {
   running r;
   char pids_before[64];
-  const char *args[] = {FAST, "--case", COPY_CASE, "--plugin", "@fault_hang.so", "--backends", "fault_hang",
-                        "--timeout", "60", NULL};
+  const char *args[] = {FAST,         "--case",     COPY_CASE,   "--plugin", "@fault_hang.so",
+                        "--backends", "fault_hang", "--timeout", "60",       NULL};
   start(&r, NULL, args);
   /* Wait for the worker to exist, then kill khost alone (not its process group). */
   pid_t worker = 0;
@@ -1151,5 +1162,37 @@ Test(isolation, a_killed_khost_takes_its_worker_with_it)
   }
   cr_expect(gone, "worker %d outlived khost", worker);
   if (!gone) kill(worker, SIGKILL);
+  free_outcome(&o);
+}
+
+TestSuite(gpu_faults, .init = make_scratch, .fini = remove_scratch, .timeout = 180);
+
+/* The GPU-specific faults in one run, next to passing rows. Skips where there is no GPU. */
+Test(gpu_faults, each_cuda_fault_is_caught_and_the_rest_still_pass)
+{
+  char why[512];
+  if (!khost__cuda_available(0, why, sizeof why)) cr_skip_test("%s", why);
+  static const struct {
+    const char *plugin, *status, *message;
+  } faults[] = {
+      {"fault_cuda_free", "PASS", NULL},
+      {"fault_cuda_no_write", "FAIL", "never written"},
+      {"fault_cuda_other_stream", "ERROR", "another stream"},
+      {"fault_cuda_illegal_address", "CRASH", "cudaErrorIllegalAddress"},
+      {"fault_cuda_write_past_end", "FAIL", "past the end"},
+  };
+  outcome o;
+  KHOST(&o, FAST, "--case", COPY_CASE, "--plugin", "@fault_cuda_free.so", "--plugin",
+        "@fault_cuda_no_write.so", "--plugin", "@fault_cuda_other_stream.so", "--plugin",
+        "@fault_cuda_illegal_address.so", "--plugin", "@fault_cuda_write_past_end.so", "--backends",
+        "reference,fault_cuda_free,fault_cuda_no_write,fault_cuda_other_stream,fault_cuda_illegal_address,"
+        "fault_cuda_write_past_end");
+  cr_expect_eq(o.status, 1, "exit %d; stderr:\n%s", o.status, o.err);
+  expect_row(&o, COPY_CASE, "reference", "PASS");
+  for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++) {
+    expect_row(&o, COPY_CASE, faults[i].plugin, faults[i].status);
+    if (faults[i].message)
+      cr_expect_not_null(strstr(o.out, faults[i].message), "no '%s' in:\n%s", faults[i].message, o.out);
+  }
   free_outcome(&o);
 }

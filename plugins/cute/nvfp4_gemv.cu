@@ -6,8 +6,9 @@
  * scale blocks). TPR lanes share a group of 4 consecutive rows of one batch;
  * lane t takes chunks t, t + TPR, ... of all 4 rows, so each warp-wide load is
  * TPR contiguous chunks of a row. Every lane decodes its chunk of v once and
- * reuses it for the 4 rows, and issues the loads of 2 steps (2 x (4 a chunks +
- * 4 scale pairs + 1 v chunk + 1 scale pair), 180 bytes) before using any.
+ * reuses it for the 4 rows. A lane issues the 10 loads of a step (4 a chunks,
+ * 4 scale pairs, 1 v chunk, 1 scale pair: 90 bytes) before using any; with 80
+ * registers 3 blocks (768 threads) fit an SM, about 69 KB in flight.
  *
  * Arithmetic is exact until the fp32 accumulation: e2m1 values doubled are the
  * integers 0, +-1, 2, 3, 4, 6, 8, 12; a block of 16 products sums to at most
@@ -55,12 +56,32 @@ using cute::uint128_t;
 
 constexpr int THREADS = 256;
 constexpr int ROWS_PER_GROUP = 4; /* rows that share one decode of a v chunk */
-constexpr int STEPS_IN_FLIGHT = 2;
 
 /* prmt byte tables: e2m1 magnitude code 0..7 -> twice its value (0, 1, 2, 3, 4,
- * 6, 8, 12) as int8, and the same negated. */
+ * 6, 8, 12) as int8, and the same negated. The high halves are immediates of
+ * the PRMT instruction; the low halves must sit in registers (lookup_tables). */
 constexpr uint32_t DOUBLED_LO = 0x03020100u, DOUBLED_HI = 0x0C080604u;
 constexpr uint32_t NEGATED_LO = 0xFDFEFF00u, NEGATED_HI = 0xF4F8FAFCu;
+
+struct lookup_tables {
+  uint32_t doubled_lo, negated_lo;
+};
+
+/* The low table halves in vector registers. Passed as constants, ptxas keeps
+ * them in uniform registers, which PRMT cannot read, and copies one into a
+ * vector register before each of the 48 lookups of a step (12% of the loop);
+ * a shuffle's result is opaque to it, so it stays put. */
+__device__ __forceinline__ uint32_t opaque(uint32_t x)
+{
+  uint32_t y;
+  asm volatile("shfl.sync.idx.b32 %0, %1, 0, 0x1f, 0xffffffff;" : "=r"(y) : "r"(x));
+  return y;
+}
+
+__device__ __forceinline__ lookup_tables make_lookup_tables()
+{
+  return {opaque(DOUBLED_LO), opaque(NEGATED_LO)};
+}
 
 /* PTX prmt: byte i of the result is byte (selector nibble i & 7) of {b:a};
  * a nibble with bit 3 set replicates that byte's sign bit instead. */
@@ -94,11 +115,11 @@ struct vector_word {
   uint32_t minus[2];
 };
 
-__device__ __forceinline__ vector_word decode_vector_word(uint32_t w)
+__device__ __forceinline__ vector_word decode_vector_word(uint32_t w, const lookup_tables &tables)
 {
   uint32_t codes = w & 0x77777777u; /* magnitude codes: no nibble triggers prmt's sign mode */
-  uint32_t doubled[2] = {prmt(DOUBLED_LO, DOUBLED_HI, codes), prmt(DOUBLED_LO, DOUBLED_HI, codes >> 16)};
-  uint32_t negated[2] = {prmt(NEGATED_LO, NEGATED_HI, codes), prmt(NEGATED_LO, NEGATED_HI, codes >> 16)};
+  uint32_t doubled[2] = {prmt(tables.doubled_lo, DOUBLED_HI, codes), prmt(tables.doubled_lo, DOUBLED_HI, codes >> 16)};
+  uint32_t negated[2] = {prmt(tables.negated_lo, NEGATED_HI, codes), prmt(tables.negated_lo, NEGATED_HI, codes >> 16)};
   uint32_t negative[2];
   negative_masks(w, &negative[0], &negative[1]);
   vector_word out;
@@ -112,13 +133,14 @@ __device__ __forceinline__ vector_word decode_vector_word(uint32_t w)
 
 /* dot + the 8 products of a's codes in w with v's matching values, each doubled
  * (so 4x the true products): a's magnitudes times v with a's sign applied. */
-__device__ __forceinline__ int dot_word(uint32_t w, const vector_word &v, int dot)
+__device__ __forceinline__ int dot_word(uint32_t w, const vector_word &v, const lookup_tables &tables, int dot)
 {
   uint32_t codes = w & 0x77777777u;
   uint32_t negative[2];
   negative_masks(w, &negative[0], &negative[1]);
-  dot = __dp4a(int(prmt(DOUBLED_LO, DOUBLED_HI, codes)), int(select_bytes(negative[0], v.minus[0], v.plus[0])), dot);
-  return __dp4a(int(prmt(DOUBLED_LO, DOUBLED_HI, codes >> 16)),
+  dot = __dp4a(int(prmt(tables.doubled_lo, DOUBLED_HI, codes)),
+               int(select_bytes(negative[0], v.minus[0], v.plus[0])), dot);
+  return __dp4a(int(prmt(tables.doubled_lo, DOUBLED_HI, codes >> 16)),
                 int(select_bytes(negative[1], v.minus[1], v.plus[1])), dot);
 }
 
@@ -147,13 +169,14 @@ struct step_loads {
 
 /* row_sums[r] += the products of one chunk of row r with the lane's v chunk. */
 template <int R>
-__device__ __forceinline__ void accumulate_step(const step_loads<R> &in, float (&row_sums)[R])
+__device__ __forceinline__ void accumulate_step(const step_loads<R> &in, const lookup_tables &tables,
+                                                float (&row_sums)[R])
 {
   uint32_t vw[4];
   chunk_words(in.v, vw);
   vector_word v[4];
 #pragma unroll
-  for (int q = 0; q < 4; q++) v[q] = decode_vector_word(vw[q]);
+  for (int q = 0; q < 4; q++) v[q] = decode_vector_word(vw[q], tables);
   float2 sv = scale_pair(in.sfv);
   sv.x *= 0.25f; /* undoes the doubling of both operands; exact */
   sv.y *= 0.25f;
@@ -161,8 +184,8 @@ __device__ __forceinline__ void accumulate_step(const step_loads<R> &in, float (
   for (int r = 0; r < R; r++) {
     uint32_t aw[4];
     chunk_words(in.a(0, r), aw);
-    int block0 = dot_word(aw[1], v[1], dot_word(aw[0], v[0], 0));
-    int block1 = dot_word(aw[3], v[3], dot_word(aw[2], v[2], 0));
+    int block0 = dot_word(aw[1], v[1], tables, dot_word(aw[0], v[0], tables, 0));
+    int block1 = dot_word(aw[3], v[3], tables, dot_word(aw[2], v[2], tables, 0));
     float2 sa = scale_pair(in.sfa[r]);
     row_sums[r] = fmaf(float(block0), sa.x * sv.x, row_sums[r]);
     row_sums[r] = fmaf(float(block1), sa.y * sv.y, row_sums[r]);
@@ -170,7 +193,7 @@ __device__ __forceinline__ void accumulate_step(const step_loads<R> &in, float (
 }
 
 template <int TPR>
-__global__ void __launch_bounds__(THREADS, 2) gemv_rows(const uint128_t *a, const uint16_t *sfa,
+__global__ void __launch_bounds__(THREADS, 3) gemv_rows(const uint128_t *a, const uint16_t *sfa,
                                                         const uint128_t *v, const uint16_t *sfv, __half *c,
                                                         int rows, int m, int chunks_per_row)
 {
@@ -195,23 +218,20 @@ __global__ void __launch_bounds__(THREADS, 2) gemv_rows(const uint128_t *a, cons
   Tensor gC = make_tensor(make_gmem_ptr(c), make_layout(rows));
 
   Copy_Atom<khost__cute_stream_load_128, uint128_t> stream_atom;
+  lookup_tables tables = make_lookup_tables();
   float row_sums[R] = {};
-  int steps = int(size<1>(tA));
-  for (int first = 0; first < steps; first += STEPS_IN_FLIGHT) {
-    step_loads<R> in[STEPS_IN_FLIGHT] = {}; /* chunks past the row end stay zero and add nothing */
+  /* Lanes past the row end (its last step) or in a group past the last row skip
+   * both the loads and the arithmetic; the loop bounds are the same for all. */
+  for (int step = 0; step < size<1>(tA); step++) {
+    if (!group_valid || step * TPR + t >= chunks_per_row) continue;
+    step_loads<R> in;
+    Tensor src = tA(_, step);
+    copy(stream_atom, make_tensor(src.data(), make_layout(Layout<_1, _0>{}, src.layout())), in.a);
 #pragma unroll
-    for (int u = 0; u < STEPS_IN_FLIGHT; u++) {
-      int step = first + u;
-      if (!group_valid || step * TPR + t >= chunks_per_row) continue;
-      Tensor src = tA(_, step);
-      copy(stream_atom, make_tensor(src.data(), make_layout(Layout<_1, _0>{}, src.layout())), in[u].a);
-#pragma unroll
-      for (int r = 0; r < R; r++) in[u].sfa[r] = tSfa(r, step);
-      in[u].v = tV(step);
-      in[u].sfv = tSfv(step);
-    }
-#pragma unroll
-    for (int u = 0; u < STEPS_IN_FLIGHT; u++) accumulate_step(in[u], row_sums);
+    for (int r = 0; r < R; r++) in.sfa[r] = tSfa(r, step);
+    in.v = tV(step);
+    in.sfv = tSfv(step);
+    accumulate_step(in, tables, row_sums);
   }
 
 #pragma unroll
