@@ -67,20 +67,15 @@ struct lookup_tables {
   uint32_t doubled_lo, negated_lo;
 };
 
-/* The low table halves in vector registers. Passed as constants, ptxas keeps
+/* The low table halves in vector registers. Written as constants, ptxas keeps
  * them in uniform registers, which PRMT cannot read, and copies one into a
- * vector register before each of the 48 lookups of a step (12% of the loop);
- * a shuffle's result is opaque to it, so it stays put. */
-__device__ __forceinline__ uint32_t opaque(uint32_t x)
+ * vector register before each of the 48 lookups of a step (45 of 355 loop
+ * instructions). OR-ing in zero * threadIdx.x, with a zero ptxas cannot prove
+ * (the sign bit of m > 0), makes them per-thread values that stay put. */
+__device__ __forceinline__ lookup_tables make_lookup_tables(int positive)
 {
-  uint32_t y;
-  asm volatile("shfl.sync.idx.b32 %0, %1, 0, 0x1f, 0xffffffff;" : "=r"(y) : "r"(x));
-  return y;
-}
-
-__device__ __forceinline__ lookup_tables make_lookup_tables()
-{
-  return {opaque(DOUBLED_LO), opaque(NEGATED_LO)};
+  uint32_t salt = (uint32_t(positive) >> 31) * threadIdx.x;
+  return {DOUBLED_LO | salt, NEGATED_LO | salt};
 }
 
 /* PTX prmt: byte i of the result is byte (selector nibble i & 7) of {b:a};
@@ -218,7 +213,7 @@ __global__ void __launch_bounds__(THREADS, 3) gemv_rows(const uint128_t *a, cons
   Tensor gC = make_tensor(make_gmem_ptr(c), make_layout(rows));
 
   Copy_Atom<khost__cute_stream_load_128, uint128_t> stream_atom;
-  lookup_tables tables = make_lookup_tables();
+  lookup_tables tables = make_lookup_tables(m);
   float row_sums[R] = {};
   /* Lanes past the row end (its last step) or in a group past the last row skip
    * both the loads and the arithmetic; the loop bounds are the same for all. */

@@ -3,8 +3,8 @@
 Triton's interpreter (TRITON_INTERPRET=1) on numpy data and is compared with a float64
 reference. The inline PTX the kernels carry (the GEMV's fp4 decode, the softmax's
 ex2) cannot run in the interpreter, so this script executes that PTX text itself with
-a small emulator of the few instructions it uses, bit for bit. Exit status 0 when
-every variant passes.
+a small emulator of the few instructions it uses, bit for bit. Prints TAP (one line
+per variant); exit status 0 when every variant passes.
 
 Usage: check_kernels.py [--only SUBSTRING] [--seed N]
 """
@@ -221,14 +221,16 @@ def launch(variant, grid, *args):
 
 
 def rows_shapes(variant):
-    """Shapes a row-wise variant can run, small enough for the interpreter."""
+    """Shapes a row-wise variant can run, small enough for the interpreter: rows
+    shorter than a tile, whole tiles, whole tiles and a partial one, partial programs."""
     c = variant["constexprs"]
+    bm, bn = c.get("BLOCK_M", 1), c["BLOCK_N"]
     if variant["aligned"]:
-        shapes = [(c.get("BLOCK_M", 1) + 16, 48), (16, c.get("BLOCK_N", 64) + 32)]
+        shapes = [(bm + 16, 48), (3, bn), (2, 2 * bn), (16, bn + 32)]
     else:
-        shapes = [(7, 3), (c.get("BLOCK_M", 1) + 3, c.get("BLOCK_N", 64) + 5), (1, 1)]
+        shapes = [(7, 3), (bm + 3, bn + 5), (1, 1), (2, 2 * bn)]
     if variant["function"] == "softmax_tile":
-        shapes = [(m, min(n, c["BLOCK_N"])) for m, n in shapes] + [(3, c["BLOCK_N"])]
+        shapes = [(m, min(n, bn)) for m, n in shapes]
     return shapes
 
 
@@ -312,7 +314,10 @@ def unpack_e2m1(packed):
 
 def check_gemv(variant, rng):
     c = variant["constexprs"]
-    for m, k, l in ((c["BLOCK_M"] * 2, 2 * c["BLOCK_K"] + 64 * 3, 2), (c["BLOCK_M"], 64, 1)):
+    # Full tiles and a partial one; a partial tile alone; exactly one full tile.
+    bm, bk = c["BLOCK_M"], c["BLOCK_K"]
+    shapes = ((bm * 2, 2 * bk + 64 * 3, 2), (bm, 64, 1), (bm, bk, 3))
+    for m, k, l in shapes:
         a = rng.integers(0, 256, size=(l, m, k // 2), dtype=np.uint8)
         v = rng.integers(0, 256, size=(l, k // 2), dtype=np.uint8)
         # Both signs, subnormals, and exponents up to 2^3, so that most sums stay finite in fp16.
@@ -350,14 +355,14 @@ def main(argv):
     _install_interpreter_hooks()
     # Padding lanes and rows past m compute with -inf and NaN; their results are never stored.
     warnings.filterwarnings("ignore", category=RuntimeWarning)
-    variants = runpy.run_path(os.path.join(HERE, "manifest.py"))["VARIANTS"]
+    variants = [v for v in runpy.run_path(os.path.join(HERE, "manifest.py"))["VARIANTS"]
+                if args.only in v["name"]]
+    print(f"1..{len(variants)}", flush=True)  # TAP, for meson test
     failures = 0
-    for variant in variants:
-        if args.only not in variant["name"]:
-            continue
+    for number, variant in enumerate(variants, 1):
         problem = CHECKS[variant["op"]](variant, np.random.default_rng(args.seed))
-        print(f"{'FAIL' if problem else 'ok  '} {variant['name']}" + (f": {problem}" if problem else ""),
-              flush=True)
+        verdict = f"not ok {number}" if problem else f"ok {number}"
+        print(f"{verdict} - {variant['name']}" + (f": {problem}" if problem else ""), flush=True)
         failures += bool(problem)
     return 1 if failures else 0
 

@@ -24,6 +24,9 @@ typedef struct loaded {
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static loaded *cache; /* khost__triton_nvariants entries, allocated on first use */
+/* The multiprocessor count, asked once per context: it sits on every GEMV launch. */
+static CUcontext sm_count_ctx;
+static int sm_count;
 
 static int current_context(const khost__cu *cu, CUcontext *ctx, char *err, size_t err_size)
 {
@@ -98,11 +101,8 @@ int khost__triton_launch(const khost__triton_variant *v, const char *expected, v
   return rc == CUDA_SUCCESS ? KHOST_STATUS_OK : KHOST__CU_FAIL(cu, rc, err, err_size);
 }
 
-/* Asked once per context: it sits on every launch path of the GEMV. */
 int khost__triton_sm_count(int *count, char *err, size_t err_size)
 {
-  static CUcontext known_ctx;
-  static int known_count;
   const khost__cu *cu;
   CUcontext ctx;
   CUdevice device;
@@ -111,13 +111,13 @@ int khost__triton_sm_count(int *count, char *err, size_t err_size)
   if (status != KHOST_STATUS_OK) return status;
   pthread_mutex_lock(&lock);
   CUresult rc = CUDA_SUCCESS;
-  if (known_ctx != ctx) {
+  if (sm_count_ctx != ctx) {
     rc = cu->CtxGetDevice(&device);
     if (rc == CUDA_SUCCESS)
-      rc = cu->DeviceGetAttribute(&known_count, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device);
-    known_ctx = rc == CUDA_SUCCESS ? ctx : NULL;
+      rc = cu->DeviceGetAttribute(&sm_count, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device);
+    sm_count_ctx = rc == CUDA_SUCCESS ? ctx : NULL;
   }
-  *count = known_count;
+  *count = sm_count;
   pthread_mutex_unlock(&lock);
   return rc == CUDA_SUCCESS ? KHOST_STATUS_OK : KHOST__CU_FAIL(cu, rc, err, err_size);
 }
@@ -133,6 +133,7 @@ void khost__triton_release(void)
   }
   free(cache);
   cache = NULL;
+  sm_count_ctx = NULL;
   pthread_mutex_unlock(&lock);
   khost__cu_close();
 }

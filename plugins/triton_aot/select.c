@@ -14,9 +14,9 @@ static const khost__triton_variant *find(const char *name)
 }
 
 static int forced(const khost__triton_rule *rule, const khost__triton_shape *s, const char *name,
-                  const khost__triton_variant **out, char *err, size_t err_size)
+                  const khost__triton_variant *v, const khost__triton_variant **out, char *err,
+                  size_t err_size)
 {
-  const khost__triton_variant *v = find(name);
   if (!v)
     return khost__triton_errorf(err, err_size, KHOST_STATUS_UNSUPPORTED,
                                 "%s=%s names no variant of this plugin", KHOST_TRITON_VARIANT_ENV, name);
@@ -36,7 +36,7 @@ int khost__triton_select(const khost__triton_rule *rule, const khost__triton_sha
   /* A forced variant of another op leaves this op to its rule, so one run can
    * force a GEMV variant while the other ops keep theirs. */
   if (name && *name && (!named || strcmp(named->op, rule->op) == 0))
-    return forced(rule, s, name, out, err, err_size);
+    return forced(rule, s, name, named, out, err, err_size);
   const khost__triton_variant *fallback = NULL;
   const char *why = "no variant compiled for this op";
   for (int i = 0; i < khost__triton_nvariants; i++) {

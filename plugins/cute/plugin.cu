@@ -1,0 +1,33 @@
+/* The cute plugin's descriptor: CuTe (CUTLASS 4.2) kernels for Hopper sm_90a,
+ * one file per op. The CUDA runtime is linked statically, so the module loads
+ * (and this descriptor is returned) on a machine with no GPU or driver; the
+ * first CUDA call happens inside a kernel's run(). */
+#include "cute.h"
+
+namespace {
+
+const khost_kernel *const kernels[] = {
+  &khost__cute_nvfp4_gemv,
+  &khost__cute_copy_transpose,
+  &khost__cute_reduce_sum,
+  &khost__cute_softmax_online,
+};
+
+const khost_plugin cute_plugin = {
+  KHOST_PLUGIN_MAGIC,
+  KHOST_ABI_MAJOR,
+  KHOST_ABI_MINOR,
+  sizeof(khost_plugin),
+  "cute",
+  "0.1.0",
+  "cute",
+  "CuTe C++ kernels for Hopper sm_90a: 16-byte vector loads, fp32 accumulation, one RNE rounding",
+  int32_t(sizeof kernels / sizeof kernels[0]),
+  kernels,
+  nullptr,
+  nullptr,
+};
+
+} // namespace
+
+KHOST_PLUGIN_DEFINE(cute_plugin)
