@@ -3,11 +3,14 @@
 # build/ there): the test binaries, khost on the correctness and GPU MODE suites
 # with every plugin, and the fault plugins, each expected to be caught. Exits
 # non-zero on any unexpected result; prints a short summary last.
-# Usage: tools/gpu-check.sh [BUILD_DIR]    (logs and JSON go to $OUT or /tmp/khost-gpu-check)
+# Usage: tools/gpu-check.sh [BUILD_DIR]    (gpu-check.log and the JSON reports go to $OUT or
+# /tmp/khost-gpu-check). Build here, then tools/gpu-stage.sh and carry stage/.
 set -uo pipefail
 build=$(realpath "${1:-build}")
 out=${OUT:-/tmp/khost-gpu-check}
 mkdir -p "$out"
+log="$out/gpu-check.log"
+: >"$log"
 export KHOST_SUITE_PATH="$PWD/suites" KHOST_PLUGIN_PATH=""
 summary=()
 failed=0
@@ -16,14 +19,16 @@ failed=0
 step() {
   local name=$1 expected=$2
   shift 2
-  echo "=== $name: $*"
-  "$@" >"$out/$name.log" 2>&1
+  echo "=== $name: $*" | tee -a "$log"
+  "$@" >"$out/step.log" 2>&1
   local rc=$?
-  tail -n 25 "$out/$name.log"
+  cat "$out/step.log" >>"$log"
+  tail -n 25 "$out/step.log"
+  rm -f "$out/step.log"
   if [ "$rc" -eq "$expected" ]; then
     summary+=("ok    $name")
   else
-    summary+=("FAIL  $name (exit $rc, expected $expected; see $out/$name.log)")
+    summary+=("FAIL  $name (exit $rc, expected $expected; see $log)")
     failed=1
   fi
 }
@@ -35,7 +40,8 @@ run_tests() {
     echo "--- $(basename "$t")"
     LD_LIBRARY_PATH="$build/gpu-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" KHOST_SOURCE_ROOT="$PWD" \
       KHOST_BUILD_ROOT="$build" KHOST_FIXTURE_DIR="$build/tests" KHOST_EXE="$build/khost" \
-      KHOST_REFERENCE_PLUGIN="$build/plugins/reference/reference.so" "$t" --verbose=0 || rc=1
+      KHOST_REFERENCE_PLUGIN="$build/plugins/reference/reference.so" \
+      KHOST_TRITON_AOT_PLUGIN="$build/plugins/triton_aot/triton_aot.so" "$t" --verbose=0 || rc=1
   done
   return $rc
 }
@@ -64,10 +70,11 @@ sys.exit(1 if bad else 0)
 PY
 }
 
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv 2>&1 | tee "$out/gpu.txt"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv 2>&1 | tee -a "$log"
 step tests 0 run_tests
 step list 0 "$build/khost" --list
-step correctness 0 "$build/khost" --suite correctness --json "$out/correctness.json"
+# Correctness needs no precise timing: a short budget per row keeps the whole suite quick.
+step correctness 0 "$build/khost" --suite correctness --max-time 0.1 --json "$out/correctness.json"
 step gpumode 0 "$build/khost" --suite gpumode_nvfp4 --json "$out/gpumode.json"
 step faults 0 check_faults
 

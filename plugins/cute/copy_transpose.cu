@@ -14,7 +14,9 @@
  * shared array, one element per access, predicated at the edges. */
 #include <type_traits>
 
-#include "row_math.cuh"
+#include <cute/tensor.hpp>
+
+#include "cute.h"
 
 namespace {
 

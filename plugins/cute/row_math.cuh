@@ -9,6 +9,8 @@
 #ifndef KHOST_CUTE_ROW_MATH_CUH
 #define KHOST_CUTE_ROW_MATH_CUH
 
+#include <type_traits>
+
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Copies what a GPU run needs out of a build folder (the binaries, plugins,
+# test programs, fixture plugins and the carried libraries) into stage/BUILD_NAME,
+# leaving compiler caches and objects behind, so the carried tree stays well under
+# the device tool's 64 MiB. Usage: tools/gpu-stage.sh [BUILD_DIR]   then carry "stage".
+set -euo pipefail
+build=${1:-build}
+dest=stage/$(basename "$build")
+bash "$(dirname "$0")/carry-libs.sh" "$build" >/dev/null
+rm -rf "$dest"
+mkdir -p "$dest"
+(cd "$build" && find . -type f \( -name '*.so' -o -name 'khost' -o -path './tests/test_*' -o -name '*.txt' \
+  -o -path './gpu-libs/*' \) ! -path '*/meson-*' ! -path '*.p/*' ! -path '*/triton-cache/*' -print0) \
+  | (cd "$build" && xargs -0 cp --parents -t "$OLDPWD/$dest")
+du -sh "$dest"
