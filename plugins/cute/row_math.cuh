@@ -114,25 +114,32 @@ __device__ __forceinline__ softmax_stat shuffle_xor(softmax_stat v, int lane_mas
 }
 
 /* Combines `value` over the TPR consecutive threads that share a row (TPR a
- * power of two; rows never share a warp when TPR > 32). Every thread of the
- * group returns the same bits. When TPR > 32 the whole block must call it
- * (it synchronises) and `scratch` holds one Value per warp of the block. */
+ * power of two; rows never share a warp when TPR > 32): a butterfly of shuffles
+ * inside each warp, then, across the TPR / 32 warps of a row, one partial per
+ * warp through `scratch` and a second butterfly over those partials. Every
+ * thread of the row ends with the same bits. When TPR > 32 the whole block must
+ * call it (it synchronises) and `scratch` holds one Value per warp of the block. */
+template <int WIDTH, class Value, class Op>
+__device__ __forceinline__ Value butterfly(Value value, Op op)
+{
+#pragma unroll
+  for (int offset = WIDTH / 2; offset > 0; offset /= 2) value = op(value, shuffle_xor(value, offset));
+  return value;
+}
+
 template <int TPR, class Value, class Op>
 __device__ __forceinline__ Value group_reduce(Value value, Op op, Value *scratch)
 {
-  constexpr int WIDTH = TPR < WARP ? TPR : WARP;
-#pragma unroll
-  for (int offset = WIDTH / 2; offset > 0; offset /= 2) value = op(value, shuffle_xor(value, offset));
+  value = butterfly<(TPR < WARP ? TPR : WARP)>(value, op);
   if constexpr (TPR > WARP) {
     constexpr int WARPS = TPR / WARP;
-    int warp = int(threadIdx.x) / WARP;
+    int warp = int(threadIdx.x) / WARP, lane = int(threadIdx.x) % WARP;
     __syncthreads(); /* an earlier call's readers are done with scratch */
-    if (threadIdx.x % WARP == 0) scratch[warp] = value;
+    if (lane == 0) scratch[warp] = value;
     __syncthreads();
-    int first = warp / WARPS * WARPS;
-    value = scratch[first];
-#pragma unroll
-    for (int w = 1; w < WARPS; w++) value = op(value, scratch[first + w]);
+    /* Each aligned run of WARPS lanes holds the row's partials in the same order,
+     * so every run (and every warp of the row) computes identical bits. */
+    value = butterfly<WARPS>(scratch[warp / WARPS * WARPS + lane % WARPS], op);
   }
   return value;
 }
