@@ -8,13 +8,14 @@
 #include "loader.h"
 
 static void describe_tensor(khost_tensor *t, const khost__tensor_spec *s, void *data, int device_type,
-                            const int64_t *shape, const int64_t *strides)
+                            int device_id, const int64_t *shape, const int64_t *strides)
 {
   memset(t, 0, sizeof *t);
   t->struct_size = sizeof *t;
   t->name = s->name;
   t->data = data;
   t->device_type = device_type;
+  t->device_id = device_type == KHOST_DEVICE_CUDA ? device_id : 0;
   t->dtype = khost__dtype_abi(s->dtype);
   t->ndim = s->ndim;
   t->shape = shape;
@@ -22,16 +23,16 @@ static void describe_tensor(khost_tensor *t, const khost__tensor_spec *s, void *
   t->nbytes = s->nbytes;
 }
 
-static void build_input(khost__call *k, int device_type, int num_threads)
+static void build_input(khost__call *k, int device_type, int device_id, int num_threads)
 {
   khost__case_data *d = k->data;
   int slot = khost__device_slot(device_type);
   for (int t = 0; t < d->set.ninputs; t++)
-    describe_tensor(&k->tensors[t], &d->set.inputs[t], d->in[slot][t].data, device_type, d->shapes[t],
+    describe_tensor(&k->tensors[t], &d->set.inputs[t], d->in[slot][t].data, device_type, device_id, d->shapes[t],
                     d->strides[t]);
   for (int t = 0; t < d->set.noutputs; t++) {
     int i = d->set.ninputs + t;
-    describe_tensor(&k->tensors[i], &d->set.outputs[t], k->out[t].data, device_type, d->shapes[i],
+    describe_tensor(&k->tensors[i], &d->set.outputs[t], k->out[t].data, device_type, device_id, d->shapes[i],
                     d->strides[i]);
   }
   khost_input *in = &k->input;
@@ -66,7 +67,7 @@ static int ask_plugin(khost__call *k, size_t *workspace, khost__err *err)
 }
 
 int khost__call_prepare(khost__call *k, const khost_kernel *kernel, khost__case_data *d, int num_threads,
-                        khost__err *err)
+                        int device_id, khost__err *err)
 {
   memset(k, 0, sizeof *k);
   k->kernel = kernel;
@@ -76,7 +77,7 @@ int khost__call_prepare(khost__call *k, const khost_kernel *kernel, khost__case_
   for (int t = 0; t < d->set.noutputs && rc == KHOST__OK; t++)
     rc = khost__buffer_alloc(&k->out[t], device, d->set.outputs[t].nbytes, err);
   if (rc != KHOST__OK) goto fail;
-  build_input(k, device, num_threads);
+  build_input(k, device, device_id, num_threads);
   if (device == KHOST_DEVICE_CUDA) k->input.stream = khost__cuda_stream();
   size_t workspace = 0;
   if ((rc = ask_plugin(k, &workspace, err)) != KHOST__OK) goto fail;
@@ -136,6 +137,8 @@ static int check_outputs(khost__call *k, khost__check_stats *stats, khost__err *
 int khost__call_check(khost__call *k, khost__check_stats *stats, khost__err *err)
 {
   int rc = check_outputs(k, stats, err);
+  if (rc == KHOST__OK && k->workspace.base && (rc = khost__buffer_check_guards(&k->workspace, "workspace", err)))
+    return rc == KHOST__E_FAIL ? KHOST__CALL_GUARD : rc;
   if (rc == KHOST__OK) rc = khost__case_data_check_inputs(k->data, k->kernel->device_type, err);
   return rc == KHOST__E_FAIL ? KHOST__CALL_MUTATED : rc;
 }

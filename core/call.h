@@ -25,7 +25,7 @@ typedef struct khost__call {
  * allocates outputs and workspace. KHOST__CALL_DECLINED when declined. Release
  * with khost__call_free. */
 int khost__call_prepare(khost__call *k, const khost_kernel *kernel, khost__case_data *d, int num_threads,
-                        khost__err *err);
+                        int device_id, khost__err *err);
 
 /* Fills every output with the poison pattern. */
 int khost__call_poison(khost__call *k, khost__err *err);

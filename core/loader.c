@@ -75,9 +75,10 @@ static khost__load_stage validate(const khost_plugin *d, char *why, size_t n)
     return snprintf(why, n, "ABI major %u, host has %d (minor %u vs %d)", d->abi_major, KHOST_ABI_MAJOR,
                     d->abi_minor, KHOST_ABI_MINOR),
            KHOST__STAGE_ABI;
-  if (!HAS_FIELD(d, khost_plugin, kernels))
+  /* Every field of ABI 1.0 up to fini is read; later minors only append. */
+  if (!HAS_FIELD(d, khost_plugin, fini))
     return snprintf(why, n, "descriptor struct_size %zu is smaller than the %zu bytes the host reads",
-                    d->struct_size, offsetof(khost_plugin, kernels) + sizeof d->kernels),
+                    d->struct_size, offsetof(khost_plugin, fini) + sizeof d->fini),
            KHOST__STAGE_STRUCT_SIZE;
   if (!valid_name(d->name))
     return snprintf(why, n, "plugin name '%s' is empty or not [a-z0-9_]+", d->name ? d->name : "(null)"),

@@ -161,7 +161,7 @@ static void blame(case_run *r, int current, const char *phase, const khost__chil
   char message[512];
   khost__row_status status = end->timed_out ? KHOST__ROW_TIMEOUT : KHOST__ROW_CRASH;
   if (end->timed_out)
-    snprintf(message, sizeof message, "exceeded --timeout %.0f s during %s", r->o->timeout_s, phase);
+    snprintf(message, sizeof message, "silent for longer than --timeout %g s during %s", r->o->timeout_s, phase);
   else if (end->exited)
     snprintf(message, sizeof message, "the process exited with status %d during %s (exit() called?)",
              end->exit_code, phase);
@@ -184,8 +184,11 @@ static int listen(case_run *r, khost__child *child, double *peak)
   uint32_t type, size;
   int current = -2, got, settled = 0;
   char phase[32] = "start-up";
-  double deadline = khost__now_s() + r->o->timeout_s;
-  while ((got = khost__child_recv(child, &type, &m, sizeof m, &size, deadline - khost__now_s())) == 1) {
+  /* The worker must say something (a new phase, a sample, a row) at least every --timeout
+   * seconds: a hung call is caught, a long but living run is not. */
+  for (;;) {
+    got = khost__child_recv(child, &type, &m, sizeof m, &size, r->o->timeout_s);
+    if (got != 1) break;
     if (type == KHOST__MSG_BEGIN) {
       current = m.begin.slot;
       snprintf(phase, sizeof phase, "%s", m.begin.phase);
@@ -269,7 +272,7 @@ static int baseline_slot(const case_run *r)
   int best = -1;
   for (int s = 0; s < r->nslots; s++) {
     const khost__row *row = &r->rows[s];
-    if (strcmp(row->backend, name) || row->time.samples == 0) continue;
+    if (strcmp(row->backend, name) || row->time.samples == 0 || row->status != KHOST__ROW_PASS) continue;
     if (device && r->slots[s].device_type != device) continue;
     if (best < 0 || r->slots[s].device_type == KHOST_DEVICE_CUDA) best = s;
   }

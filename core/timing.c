@@ -83,7 +83,8 @@ static int make_copies(khost__timer *t, size_t l2_bytes, khost__err *err)
   for (int j = 0; j < n - 1; j++) {
     int rc = khost__case_data_clone_device(&t->copy_data[j], t->call->data, err);
     if (rc != KHOST__OK) return rc;
-    rc = khost__call_prepare(&t->copy_calls[j], t->call->kernel, &t->copy_data[j], t->call->input.num_threads, err);
+    rc = khost__call_prepare(&t->copy_calls[j], t->call->kernel, &t->copy_data[j], t->call->input.num_threads,
+                             t->o->device, err);
     if (rc != KHOST__OK) return khost__case_data_free(&t->copy_data[j]), rc;
     t->ncopies++;
   }

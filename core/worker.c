@@ -105,10 +105,11 @@ static int run_oracle(worker *w, khost__case_data *d, khost__err *err)
   const khost_kernel *k = khost__plugin_kernel(ref, d->c->op->name, KHOST_DEVICE_CPU);
   if (!k) return khost__errorf(err, KHOST__E_FAIL, "plugin '%s' has no CPU kernel for %s", ref->desc->name,
                                d->c->op->name);
+  announce(w, KHOST__ORACLE_SLOT, "reference init");
   if (!plugin_ready(w, w->job->oracle_plugin))
     return khost__errorf(err, KHOST__E_FAIL, "init failed: %.400s", w->plugin_why[w->job->oracle_plugin]);
   khost__call call;
-  int rc = khost__call_prepare(&call, k, d, w->job->o->threads, err);
+  int rc = khost__call_prepare(&call, k, d, w->job->o->threads, w->job->o->device, err);
   if (rc != KHOST__OK) return rc;
   announce(w, KHOST__ORACLE_SLOT, "reference");
   rc = khost__call_poison(&call, err);
@@ -174,12 +175,13 @@ static int prepare_slot(worker *w, int s, khost__case_data *d)
 {
   khost__err err;
   const khost__slot *slot = &w->job->slots[s];
+  announce(w, s, "init");
   if (!plugin_ready(w, slot->plugin)) {
     settle(w, s, KHOST__ROW_ERROR, "init failed: %.400s", w->plugin_why[slot->plugin]);
     return KHOST__E_FAIL;
   }
   announce(w, s, "prepare");
-  int rc = khost__call_prepare(&w->calls[s], slot_kernel(w, s), d, w->job->o->threads, &err);
+  int rc = khost__call_prepare(&w->calls[s], slot_kernel(w, s), d, w->job->o->threads, w->job->o->device, &err);
   if (rc == KHOST__CALL_DECLINED) settle(w, s, KHOST__ROW_SKIP, "%s", err.msg);
   else if (rc != KHOST__OK) settle(w, s, KHOST__ROW_ERROR, "%s", err.msg);
   return rc;

@@ -149,12 +149,15 @@ int launch(const khost_input *in, const khost__cute_rows &rows)
                             (long long)tiles);
   cudaStream_t stream = (cudaStream_t)in->stream;
   int m = int(rows.m), n = int(rows.n);
-  if (words)
-    transpose_words<E><<<int(tiles), THREADS, 0, stream>>>(static_cast<const uint128_t *>(rows.in),
-                                                           static_cast<uint128_t *>(rows.out), m, n, int(tiles_n));
-  else
-    transpose_elements<E><<<int(tiles), THREADS, 0, stream>>>(static_cast<const E *>(rows.in),
-                                                              static_cast<E *>(rows.out), m, n, int(tiles_n));
+  if (words) {
+    auto src = static_cast<const uint128_t *>(rows.in);
+    auto dst = static_cast<uint128_t *>(rows.out);
+    transpose_words<E><<<int(tiles), THREADS, 0, stream>>>(src, dst, m, n, int(tiles_n));
+  } else {
+    auto src = static_cast<const E *>(rows.in);
+    auto dst = static_cast<E *>(rows.out);
+    transpose_elements<E><<<int(tiles), THREADS, 0, stream>>>(src, dst, m, n, int(tiles_n));
+  }
   KHOST__CUTE_CHECK(in, cudaGetLastError());
   return KHOST_STATUS_OK;
 }

@@ -7,7 +7,7 @@
  * lane t takes chunks t, t + TPR, ... of all 4 rows, so each warp-wide load is
  * TPR contiguous chunks of a row. Every lane decodes its chunk of v once and
  * reuses it for the 4 rows. A lane issues the 10 loads of a step (4 a chunks,
- * 4 scale pairs, 1 v chunk, 1 scale pair: 90 bytes) before using any; with 80
+ * 4 scale pairs, 1 v chunk, 1 scale pair: 90 bytes) before using any; at 70
  * registers 3 blocks (768 threads) fit an SM, about 69 KB in flight.
  *
  * Arithmetic is exact until the fp32 accumulation: e2m1 values doubled are the
@@ -112,31 +112,36 @@ struct vector_word {
 
 __device__ __forceinline__ vector_word decode_vector_word(uint32_t w, const lookup_tables &tables)
 {
-  uint32_t codes = w & 0x77777777u; /* magnitude codes: no nibble triggers prmt's sign mode */
-  uint32_t doubled[2] = {prmt(tables.doubled_lo, DOUBLED_HI, codes), prmt(tables.doubled_lo, DOUBLED_HI, codes >> 16)};
-  uint32_t negated[2] = {prmt(tables.negated_lo, NEGATED_HI, codes), prmt(tables.negated_lo, NEGATED_HI, codes >> 16)};
+  /* Magnitude codes of nibbles 0-3 and 4-7 in the selector's low 16 bits; bit 3
+   * cleared so that no nibble triggers prmt's sign mode. */
+  uint32_t codes[2] = {w & 0x7777u, (w >> 16) & 0x7777u};
   uint32_t negative[2];
   negative_masks(w, &negative[0], &negative[1]);
   vector_word out;
 #pragma unroll
   for (int h = 0; h < 2; h++) {
-    out.plus[h] = select_bytes(negative[h], negated[h], doubled[h]);
-    out.minus[h] = select_bytes(negative[h], doubled[h], negated[h]);
+    uint32_t doubled = prmt(tables.doubled_lo, DOUBLED_HI, codes[h]);
+    uint32_t negated = prmt(tables.negated_lo, NEGATED_HI, codes[h]);
+    out.plus[h] = select_bytes(negative[h], negated, doubled);
+    out.minus[h] = select_bytes(negative[h], doubled, negated);
   }
   return out;
 }
 
 /* dot + the 8 products of a's codes in w with v's matching values, each doubled
  * (so 4x the true products): a's magnitudes times v with a's sign applied. */
-__device__ __forceinline__ int dot_word(uint32_t w, const vector_word &v, const lookup_tables &tables, int dot)
+__device__ __forceinline__ int dot_word(uint32_t w, const vector_word &v, const lookup_tables &tables,
+                                        int dot)
 {
-  uint32_t codes = w & 0x77777777u;
+  uint32_t codes[2] = {w & 0x7777u, (w >> 16) & 0x7777u};
   uint32_t negative[2];
   negative_masks(w, &negative[0], &negative[1]);
-  dot = __dp4a(int(prmt(tables.doubled_lo, DOUBLED_HI, codes)),
-               int(select_bytes(negative[0], v.minus[0], v.plus[0])), dot);
-  return __dp4a(int(prmt(tables.doubled_lo, DOUBLED_HI, codes >> 16)),
-                int(select_bytes(negative[1], v.minus[1], v.plus[1])), dot);
+#pragma unroll
+  for (int h = 0; h < 2; h++) {
+    uint32_t magnitudes = prmt(tables.doubled_lo, DOUBLED_HI, codes[h]);
+    dot = __dp4a(int(magnitudes), int(select_bytes(negative[h], v.minus[h], v.plus[h])), dot);
+  }
+  return dot;
 }
 
 /* The two e4m3 scales of a chunk (low byte: first block), exact in fp32; NaN
@@ -200,16 +205,21 @@ __global__ void __launch_bounds__(THREADS, 3) gemv_rows(const uint128_t *a, cons
   bool group_valid = group * R < rows; /* rows % R == 0: a group is wholly in or out */
   int batch = group_valid ? group * R / m : 0;
 
-  auto matrix = make_layout(make_shape(rows, chunks_per_row), make_stride(int64_t(chunks_per_row), Int<1>{}));
-  auto vectors = make_layout(make_shape(rows / m, chunks_per_row), make_stride(int64_t(chunks_per_row), Int<1>{}));
+  /* a and sfa as (row, chunk) of 16-byte chunks and of their 2-byte scale
+   * pairs (same shape, so one layout); v and sfv as (batch, chunk). */
+  auto chunk_stride = make_stride(int64_t(chunks_per_row), _1{});
+  auto matrix = make_layout(make_shape(rows, chunks_per_row), chunk_stride);
+  auto vectors = make_layout(make_shape(rows / m, chunks_per_row), chunk_stride);
   auto row_tiler = Shape<Int<R>, Int<TPR>>{};
   auto vector_tiler = Shape<_1, Int<TPR>>{};
+  auto group_rows = make_coord(group, _);
+  auto batch_row = make_coord(batch, _);
   /* (R, steps): chunk t of every TPR-chunk step of the group's rows. */
-  Tensor tA = local_tile(make_tensor(make_gmem_ptr(a), matrix), row_tiler, make_coord(group, _))(_, t, _);
-  Tensor tSfa = local_tile(make_tensor(make_gmem_ptr(sfa), matrix), row_tiler, make_coord(group, _))(_, t, _);
+  Tensor tA = local_tile(make_tensor(make_gmem_ptr(a), matrix), row_tiler, group_rows)(_, t, _);
+  Tensor tSfa = local_tile(make_tensor(make_gmem_ptr(sfa), matrix), row_tiler, group_rows)(_, t, _);
   /* (steps): the same chunks of the batch's vector. */
-  Tensor tV = local_tile(make_tensor(make_gmem_ptr(v), vectors), vector_tiler, make_coord(batch, _))(0, t, _);
-  Tensor tSfv = local_tile(make_tensor(make_gmem_ptr(sfv), vectors), vector_tiler, make_coord(batch, _))(0, t, _);
+  Tensor tV = local_tile(make_tensor(make_gmem_ptr(v), vectors), vector_tiler, batch_row)(0, t, _);
+  Tensor tSfv = local_tile(make_tensor(make_gmem_ptr(sfv), vectors), vector_tiler, batch_row)(0, t, _);
   Tensor gC = make_tensor(make_gmem_ptr(c), make_layout(rows));
 
   Copy_Atom<khost__cute_stream_load_128, uint128_t> stream_atom;
@@ -254,9 +264,9 @@ int check(const khost_input *in, gemv_args *args)
   int64_t m = args->m, k = args->k, l = args->l;
   if (k % 32 != 0 || m % ROWS_PER_GROUP != 0 || l * m > INT32_MAX)
     return khost__cute_fail(in, KHOST_STATUS_UNSUPPORTED,
-                            "nvfp4_gemv: needs k %% 32 == 0 (16-byte chunks), m %% %d == 0 and l*m <= 2^31-1; "
-                            "got m = %lld, k = %lld, l = %lld", ROWS_PER_GROUP, (long long)m, (long long)k,
-                            (long long)l);
+                            "nvfp4_gemv: needs k %% 32 == 0 (16-byte chunks), m %% %d == 0 and "
+                            "l*m <= 2^31-1; got m = %lld, k = %lld, l = %lld", ROWS_PER_GROUP, (long long)m,
+                            (long long)k, (long long)l);
   const khost_dtype e2m1 = {KHOST_DTYPE_FLOAT4_E2M1FN, 4, 1};
   const khost_dtype e4m3 = {KHOST_DTYPE_FLOAT8_E4M3FN, 8, 1};
   const khost_dtype fp16 = {KHOST_DTYPE_FLOAT, 16, 1};
@@ -278,7 +288,8 @@ int check(const khost_input *in, gemv_args *args)
   if (!khost__cute_aligned(chunked, 2, 16) || !khost__cute_aligned(paired, 3, 2))
     return khost__cute_fail(in, KHOST_STATUS_UNSUPPORTED,
                             "nvfp4_gemv: a and v must be 16-byte aligned, sfa, sfv and c 2-byte aligned "
-                            "(a %p, v %p, sfa %p, sfv %p, c %p)", args->a, args->v, args->sfa, args->sfv, args->c);
+                            "(a %p, v %p, sfa %p, sfv %p, c %p)", args->a, args->v, args->sfa, args->sfv,
+                            args->c);
   return KHOST_STATUS_OK;
 }
 

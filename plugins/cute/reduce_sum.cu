@@ -13,7 +13,8 @@ namespace {
 using namespace khost__cute;
 
 template <class T, class V, class RS>
-__global__ void __launch_bounds__(RS::THREADS, RS::MIN_BLOCKS) reduce_rows(const V *in, T *out, int m, int nvec)
+__global__ void __launch_bounds__(RS::THREADS, RS::MIN_BLOCKS) reduce_rows(const V *in, T *out, int m,
+                                                                            int nvec)
 {
   using namespace cute;
   constexpr int VEC = lanes_of<T, V>;

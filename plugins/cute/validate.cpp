@@ -112,7 +112,8 @@ int khost__cute_check_tensor(const khost_input *in, const khost_tensor *t, const
                             op_name(in), role, t->device_type);
   if (t->dtype.code != want.code || t->dtype.bits != want.bits || t->dtype.lanes != 1)
     return khost__cute_fail(in, KHOST_STATUS_INVALID_ARGUMENT,
-                            "%s: %s: dtype {code %u, bits %u, lanes %u}, expected {code %u, bits %u, lanes 1}",
+                            "%s: %s: dtype {code %u, bits %u, lanes %u}, expected {code %u, bits %u, "
+                            "lanes 1}",
                             op_name(in), role, t->dtype.code, t->dtype.bits, t->dtype.lanes, want.code,
                             want.bits);
   if (t->ndim != ndim || !t->shape)
@@ -141,7 +142,8 @@ static int classify(const khost_input *in, khost_dtype dtype, khost__cute_rows *
     rows->type = KHOST__CUTE_FP32;
   else
     return khost__cute_fail(in, KHOST_STATUS_UNSUPPORTED,
-                            "%s: input dtype {code %u, bits %u, lanes %u} not handled (fp16, bf16 and fp32 are)",
+                            "%s: input dtype {code %u, bits %u, lanes %u} not handled "
+                            "(fp16, bf16 and fp32 are)",
                             op_name(in), dtype.code, dtype.bits, dtype.lanes);
   rows->element_bytes = dtype.bits / 8;
   return KHOST_STATUS_OK;

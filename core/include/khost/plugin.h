@@ -158,9 +158,9 @@ typedef struct khost_kernel {
   khost_workspace_fn workspace_size; /* optional, NULL = no workspace */
 } khost_kernel;
 
-/* Called once per process before any kernel, in the process that will run the
- * kernels (never in a process that only lists plugins). Must succeed on a
- * machine without a GPU: defer device work to the first call. Returns
+/* Called once in a short-lived probe process at start-up (a failure or crash
+ * there skips the plugin), then once per worker process before its kernels run.
+ * Must succeed on a machine without a GPU: defer device work to the first call. Returns
  * khost_status and writes a message into err on failure. */
 typedef int (*khost_init_fn)(char *err, size_t err_size);
 
