@@ -41,7 +41,7 @@ static const flag flags[] = {
     {{"min-samples", 1, 0, OPT_MIN_SAMPLES}, "N", "samples before the noise rule may stop timing (10)"},
     {{"max-noise", 1, 0, OPT_MAX_NOISE}, "PCT", "stop when the relative standard error is at most PCT % (0.5)"},
     {{"max-time", 1, 0, OPT_MAX_TIME}, "SECONDS", "time budget per backend and case (1.0)"},
-    {{"timeout", 1, 0, OPT_TIMEOUT}, "SECONDS", "a worker running longer on one case is killed: TIMEOUT (60)"},
+    {{"timeout", 1, 0, OPT_TIMEOUT}, "SECONDS", "a worker silent this long (a hung call) is killed: TIMEOUT (60)"},
     {{"help", 0, 0, OPT_HELP}, NULL, "show this help"},
     {{"version", 0, 0, OPT_VERSION}, NULL, "show khost's version and plugin ABI version"},
 };

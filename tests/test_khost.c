@@ -880,7 +880,7 @@ Test(faults, every_fault_in_one_run_is_caught_and_no_row_is_lost)
 {
   char at[sizeof fault_table / sizeof fault_table[0]][48], selected[1024] = "fault_free";
   /* --backends: the build's own plugins (a GPU one, say) must not change the count. */
-  const char *args[64] = {FAST,         "--case", COPY_CASE,  "--timeout",     "2",
+  const char *args[64] = {FAST,         "--case", COPY_CASE,  "--timeout",     "5",
                           "--backends", selected, "--plugin", "@fault_free.so"};
   int n = 0, nfaults = (int)(sizeof fault_table / sizeof fault_table[0]);
   while (args[n]) n++;

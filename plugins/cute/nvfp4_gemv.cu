@@ -112,9 +112,10 @@ struct vector_word {
 
 __device__ __forceinline__ vector_word decode_vector_word(uint32_t w, const lookup_tables &tables)
 {
-  /* Magnitude codes of nibbles 0-3 and 4-7 in the selector's low 16 bits; bit 3
-   * cleared so that no nibble triggers prmt's sign mode. */
-  uint32_t codes[2] = {w & 0x7777u, (w >> 16) & 0x7777u};
+  /* Magnitude codes of nibbles 0-3 and 4-7 in the selector's low 16 bits (prmt
+   * ignores the rest); bit 3 cleared so that no nibble triggers sign mode. */
+  uint32_t magnitude_codes = w & 0x77777777u;
+  uint32_t codes[2] = {magnitude_codes, magnitude_codes >> 16};
   uint32_t negative[2];
   negative_masks(w, &negative[0], &negative[1]);
   vector_word out;
@@ -133,7 +134,8 @@ __device__ __forceinline__ vector_word decode_vector_word(uint32_t w, const look
 __device__ __forceinline__ int dot_word(uint32_t w, const vector_word &v, const lookup_tables &tables,
                                         int dot)
 {
-  uint32_t codes[2] = {w & 0x7777u, (w >> 16) & 0x7777u};
+  uint32_t magnitude_codes = w & 0x77777777u;
+  uint32_t codes[2] = {magnitude_codes, magnitude_codes >> 16};
   uint32_t negative[2];
   negative_masks(w, &negative[0], &negative[1]);
 #pragma unroll
