@@ -12,8 +12,6 @@
  *
  * Element path (any m, n, alignment): 64 x 64 element tiles through a padded
  * shared array, one element per access, predicated at the edges. */
-#include <type_traits>
-
 #include <cute/tensor.hpp>
 
 #include "cute.h"

@@ -1,7 +1,7 @@
 /* Device helpers shared by the row-wise kernels (reduce_sum, softmax_online):
- * element conversions, vectors of elements held in one register-sized word,
- * reductions across the threads that share a row, and the launch-shape rule
- * that picks between a 16-byte vector path and an element path.
+ * element conversions, words of several elements, the online-softmax merge,
+ * reductions across the threads that share a row, a thread's slice of a row
+ * tile, and the rule that picks between 16-byte words and single elements.
  *
  * A row is viewed as `nvec` words of type V: V is cute::uint128_t (16 bytes,
  * one LDG.E.128 / STG.E.128) when every row starts on a 16-byte boundary, or
@@ -113,12 +113,8 @@ __device__ __forceinline__ softmax_stat shuffle_xor(softmax_stat v, int lane_mas
   return {shuffle_xor(v.max, lane_mask), shuffle_xor(v.sum, lane_mask)};
 }
 
-/* Combines `value` over the TPR consecutive threads that share a row (TPR a
- * power of two; rows never share a warp when TPR > 32): a butterfly of shuffles
- * inside each warp, then, across the TPR / 32 warps of a row, one partial per
- * warp through `scratch` and a second butterfly over those partials. Every
- * thread of the row ends with the same bits. When TPR > 32 the whole block must
- * call it (it synchronises) and `scratch` holds one Value per warp of the block. */
+/* Combines value over each aligned run of WIDTH lanes (a power of two <= 32);
+ * every lane of a run ends with the same bits when op is commutative. */
 template <int WIDTH, class Value, class Op>
 __device__ __forceinline__ Value butterfly(Value value, Op op)
 {
@@ -127,6 +123,12 @@ __device__ __forceinline__ Value butterfly(Value value, Op op)
   return value;
 }
 
+/* Combines `value` over the TPR consecutive threads that share a row (TPR a
+ * power of two; rows never share a warp when TPR > 32): a butterfly inside each
+ * warp, then, across the TPR / 32 warps of a row, one partial per warp through
+ * `scratch` and a second butterfly over those partials. Every thread of the row
+ * ends with the same bits. When TPR > 32 the whole block must call it (it
+ * synchronises) and `scratch` holds one Value per warp of the block. */
 template <int TPR, class Value, class Op>
 __device__ __forceinline__ Value group_reduce(Value value, Op op, Value *scratch)
 {
@@ -205,8 +207,8 @@ __device__ __forceinline__ softmax_stat fragment_stat(const fragment<T, V, NV> &
  * elements_shape<T, V, TPR, E> gives E elements (E / VEC words) per thread.
  * MIN_BLOCKS goes to __launch_bounds__: asking for 1024 resident threads per SM
  * caps registers at 64, and with that bound ptxas hoists all NV loads of a step
- * (and of the next one) above the arithmetic; without it, it fits in 32
- * registers by interleaving them, leaving two loads in flight. */
+ * above the arithmetic; without it, it squeezed reduce_sum into 32 registers by
+ * interleaving loads and adds, leaving two loads in flight. */
 template <int TPR_, int NV_>
 struct row_shape {
   static constexpr int TPR = TPR_;

@@ -50,7 +50,7 @@ __global__ void __launch_bounds__(RS::THREADS, RS::MIN_BLOCKS) softmax_resident(
 }
 
 /* Longer rows, one per block: the online pass over all steps, then a second
- * read of the row (mostly from L2, as the block has just read it) for the output. */
+ * read of the row for the output (partly from L2, as the block has just read it). */
 template <class T, class V, class RS>
 __global__ void __launch_bounds__(RS::THREADS, RS::MIN_BLOCKS) softmax_streaming(const V *in, V *out, int m,
                                                                                   int nvec)
