@@ -7,6 +7,7 @@
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -219,8 +220,10 @@ static void free_outcome(outcome *o)
   free(o->err);
 }
 
-/* The row of backend in the table block of case_name, with its detail lines. */
-static table_row find_row(const char *out, const char *case_name, const char *backend)
+/* The row of backend on device (the first of any device when NULL) in the table
+ * block of case_name, with its detail lines. */
+static table_row find_device_row(const char *out, const char *case_name, const char *backend,
+                                 const char *device)
 {
   table_row row;
   memset(&row, 0, sizeof row);
@@ -238,12 +241,17 @@ static table_row find_row(const char *out, const char *case_name, const char *ba
     } else if (row.found) {
       break;
     } else if (sscanf(line, "%63s %15s %15s", row.backend, row.device, row.status) == 3 &&
-               !strcmp(row.backend, backend)) {
+               !strcmp(row.backend, backend) && (!device || !strcmp(row.device, device))) {
       row.found = 1;
     }
   }
   if (!row.found) memset(&row, 0, sizeof row);
   return row;
+}
+
+static table_row find_row(const char *out, const char *case_name, const char *backend)
+{
+  return find_device_row(out, case_name, backend, NULL);
 }
 
 static void expect_row(const outcome *o, const char *case_name, const char *backend, const char *status)
@@ -325,6 +333,28 @@ static const char *json_text(json_t *obj, const char *key)
 {
   const char *s = json_string_value(json_object_get(obj, key));
   return s ? s : "";
+}
+
+/* 1 when this build's reference plugin has CUDA kernels (builds with the CUDA
+ * toolkit): every case then also has a reference row on cuda, else 0. */
+static int reference_cuda_rows(void)
+{
+  void *lib = dlopen(env("KHOST_REFERENCE_PLUGIN"), RTLD_NOW | RTLD_LOCAL);
+  cr_assert_not_null(lib, "dlopen: %s", dlerror());
+  khost_plugin_entry_fn entry = (khost_plugin_entry_fn)dlsym(lib, KHOST_PLUGIN_ENTRY_SYMBOL);
+  const khost_plugin *plugin = entry ? entry(KHOST_ABI_MAJOR, KHOST_ABI_MINOR) : NULL;
+  cr_assert_not_null(plugin, "the reference plugin has no usable entry");
+  int cuda = 0;
+  for (int32_t i = 0; i < plugin->nkernels; i++) cuda |= plugin->kernels[i]->device_type == KHOST_DEVICE_CUDA;
+  dlclose(lib);
+  return cuda;
+}
+
+/* The status of the reference's CUDA rows: PASS on a GPU, SKIP (no device) without. */
+static const char *reference_cuda_status(void)
+{
+  char why[512];
+  return khost__cuda_available(0, why, sizeof why) ? "PASS" : "SKIP";
 }
 
 /* ---------------------------------------------------------------- command line */
@@ -903,7 +933,7 @@ Test(faults, every_fault_in_one_run_is_caught_and_no_row_is_lost)
     expect_row(&o, COPY_CASE, fault_table[i].backend, copy_fault ? fault_table[i].status : "PASS");
   }
   summary s = read_summary(o.out);
-  cr_expect_eq(s.rows, nfaults + 2, "one row per backend:\n%s", o.out);
+  cr_expect_eq(s.rows, nfaults + 2 + reference_cuda_rows(), "one row per backend and device:\n%s", o.out);
   free_outcome(&o);
 }
 
@@ -926,21 +956,23 @@ Test(reports, json_report_holds_every_row_of_the_table)
             json_text(doc, "khost_version"));
   cr_expect(json_is_true(json_object_get(doc, "finished")));
   json_t *rows = json_object_get(doc, "rows");
-  cr_assert_eq(json_array_size(rows), 4, "2 cases x (reference, fault_no_write)");
+  int cuda_rows = 2 * reference_cuda_rows(), cuda_passed = strcmp(reference_cuda_status(), "PASS") == 0;
+  cr_assert_eq(json_array_size(rows), 4 + (size_t)cuda_rows,
+               "2 cases x (reference per device, fault_no_write)");
   size_t i;
   json_t *row;
   json_array_foreach(rows, i, row)
   {
     const char *c = json_text(row, "case"), *b = json_text(row, "backend"), *st = json_text(row, "status");
     cr_expect(*c && *b && *st, "row %zu lacks case, backend or status", i);
-    table_row t = find_row(o.out, c, b);
+    table_row t = find_device_row(o.out, c, b, json_text(row, "device"));
     cr_expect(t.found, "JSON row %s/%s is not in the table", c, b);
     cr_expect_str_eq(t.status, st, "%s/%s: table %s, JSON %s", c, b, t.status, st);
   }
   cr_expect_str_eq(json_text(json_row(doc, COPY_CASE, "fault_no_write"), "status"), "FAIL");
   cr_expect_str_eq(json_text(json_row(doc, GEMV_CASE, "fault_no_write"), "status"), "PASS");
   json_t *counts = json_object_get(json_object_get(doc, "summary"), "counts");
-  cr_expect_eq(json_integer_value(json_object_get(counts, "PASS")), 3);
+  cr_expect_eq(json_integer_value(json_object_get(counts, "PASS")), 3 + (cuda_passed ? cuda_rows : 0));
   cr_expect_eq(json_integer_value(json_object_get(counts, "FAIL")), 1);
   json_decref(doc);
   free_outcome(&o);
@@ -981,13 +1013,16 @@ Test(reports, a_killed_run_leaves_valid_json_with_the_rows_it_finished)
   json_t *doc = load_json(json);
   cr_expect_not(json_is_true(json_object_get(doc, "finished")), "a killed run is not finished");
   json_t *list = json_object_get(doc, "rows");
-  cr_expect(json_array_size(list) >= 1 && json_array_size(list) <= 2, "%zu rows", json_array_size(list));
+  size_t most = 2 + (size_t)reference_cuda_rows();
+  cr_expect(json_array_size(list) >= 1 && json_array_size(list) <= most, "%zu rows", json_array_size(list));
+  const char *cuda_status = reference_cuda_status();
   size_t i;
   json_t *row;
   json_array_foreach(list, i, row)
   {
     cr_expect_str_eq(json_text(row, "case"), "finishes_first", "only the finished case has rows");
-    cr_expect_str_eq(json_text(row, "status"), "PASS");
+    cr_expect_str_eq(json_text(row, "status"),
+                     strcmp(json_text(row, "device"), "cuda") ? "PASS" : cuda_status);
   }
   json_decref(doc);
   free_outcome(&o);
@@ -1027,7 +1062,7 @@ Test(reports, csv_report_has_one_header_and_one_line_per_row)
     if (!line[strcspn(line, "\n")]) break;
   }
   cr_expect_eq(headers, 1, "the header must appear once:\n%s", text);
-  cr_expect_eq(lines, 3, "header + 2 rows:\n%s", text);
+  cr_expect_eq(lines, 3 + reference_cuda_rows(), "header + a row per backend and device:\n%s", text);
   cr_expect_not_null(strstr(text, "\n" COPY_CASE ",copy_transpose,"), "%s", text);
   cr_expect_not_null(strstr(text, ",reference,cpu,PASS,"), "%s", text);
   cr_expect_not_null(strstr(text, ",fault_status,cpu,ERROR,kernel returned status"), "%s", text);

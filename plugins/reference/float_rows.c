@@ -55,8 +55,8 @@ static int32_t output_shape(khost__reference_rows_out out_shape, int64_t m, int6
   return 2;
 }
 
-int khost__reference_rows_open(const khost_input *in, khost__reference_rows_out out_shape,
-                               khost__reference_rows *rows)
+int khost__reference_rows_open(const khost_input *in, int32_t device_type,
+                               khost__reference_rows_out out_shape, khost__reference_rows *rows)
 {
   *rows = (khost__reference_rows){0};
   int status = khost__reference_check_counts(in, 1, 1);
@@ -70,9 +70,10 @@ int khost__reference_rows_open(const khost_input *in, khost__reference_rows_out 
   int32_t out_ndim = output_shape(out_shape, rows->m, rows->n, out_dims);
   status = classify(in, input->dtype, rows);
   if (status == KHOST_STATUS_OK)
-    status = khost__reference_check_tensor(in, input, "input in", input->dtype, 2, in_shape);
+    status = khost__reference_check_tensor(in, input, "input in", device_type, input->dtype, 2, in_shape);
   if (status == KHOST_STATUS_OK)
-    status = khost__reference_check_tensor(in, output, "output out", input->dtype, out_ndim, out_dims);
+    status = khost__reference_check_tensor(in, output, "output out", device_type, input->dtype, out_ndim,
+                                           out_dims);
   if (status != KHOST_STATUS_OK) return status;
   rows->in = input->data;
   rows->out = output->data;

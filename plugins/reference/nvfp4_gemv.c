@@ -15,7 +15,10 @@
  * whenever the result is finite: a sum needing more than 53 bits is at least
  * 2^53 units = 2^33, far past fp16's largest finite value (65504), and becomes
  * +-inf whichever way the double rounded. A NaN scale (e4m3 0x7f/0xff) makes the
- * output NaN, as the fp64 formula would; an exact zero sum gives +0. */
+ * output NaN, as the fp64 formula would; an exact zero sum gives +0.
+ *
+ * The call's validation (khost__reference_gemv_open) is shared with the CUDA
+ * kernel in cuda/nvfp4_gemv.cu, so both accept and refuse the same calls. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -148,7 +151,7 @@ static int check_params(const khost_input *in, int64_t *m, int64_t *k, int64_t *
   return KHOST_STATUS_OK;
 }
 
-static int check_tensors(const khost_input *in, int64_t m, int64_t k, int64_t l)
+static int check_tensors(const khost_input *in, int32_t device_type, int64_t m, int64_t k, int64_t l)
 {
   const khost_dtype e2m1 = {KHOST_DTYPE_FLOAT4_E2M1FN, 4, 1};
   const khost_dtype e4m3 = {KHOST_DTYPE_FLOAT8_E4M3FN, 8, 1};
@@ -168,40 +171,52 @@ static int check_tensors(const khost_input *in, int64_t m, int64_t k, int64_t l)
       [KHOST_NVFP4_GEMV_SFV_SWZ] = {"input sfv_swizzled", e4m3, 2, {l, (k / BLOCK + 3) / 4 * 512}},
   };
   for (int32_t i = 0; i < KHOST_NVFP4_GEMV_NINPUTS; i++) {
-    int status = khost__reference_check_tensor(in, khost_tensor_at(in->inputs, i), want[i].role,
+    int status = khost__reference_check_tensor(in, khost_tensor_at(in->inputs, i), want[i].role, device_type,
                                                want[i].dtype, want[i].ndim, want[i].shape);
     if (status != KHOST_STATUS_OK) return status;
   }
   const int64_t c_shape[2] = {l, m};
-  return khost__reference_check_tensor(in, khost_tensor_at(in->outputs, KHOST_NVFP4_GEMV_C),
-                                       "output c", fp16, 2, c_shape);
+  return khost__reference_check_tensor(in, khost_tensor_at(in->outputs, KHOST_NVFP4_GEMV_C), "output c",
+                                       device_type, fp16, 2, c_shape);
+}
+
+int khost__reference_gemv_open(const khost_input *in, int32_t device_type, khost__reference_gemv *gemv)
+{
+  *gemv = (khost__reference_gemv){0};
+  int status = check_params(in, &gemv->m, &gemv->k, &gemv->l);
+  if (status == KHOST_STATUS_OK) status = check_tensors(in, device_type, gemv->m, gemv->k, gemv->l);
+  if (status != KHOST_STATUS_OK) return status;
+  gemv->a = khost_tensor_at(in->inputs, KHOST_NVFP4_GEMV_A)->data;
+  gemv->v = khost_tensor_at(in->inputs, KHOST_NVFP4_GEMV_V)->data;
+  gemv->sfa = khost_tensor_at(in->inputs, KHOST_NVFP4_GEMV_SFA)->data;
+  gemv->sfv = khost_tensor_at(in->inputs, KHOST_NVFP4_GEMV_SFV)->data;
+  gemv->c = khost_tensor_at(in->outputs, KHOST_NVFP4_GEMV_C)->data;
+  return KHOST_STATUS_OK;
 }
 
 static int run(const khost_input *in)
 {
-  int64_t m, k, l;
-  int status = check_params(in, &m, &k, &l);
-  if (status == KHOST_STATUS_OK) status = check_tensors(in, m, k, l);
+  khost__reference_gemv gemv;
+  int status = khost__reference_gemv_open(in, KHOST_DEVICE_CPU, &gemv);
   if (status != KHOST_STATUS_OK) return status;
 
   gemv_tables tables;
   build_tables(&tables);
   gemv_job job = {
-      .m = m,
-      .k = k,
-      .a = khost_tensor_at(in->inputs, KHOST_NVFP4_GEMV_A)->data,
-      .sfa = khost_tensor_at(in->inputs, KHOST_NVFP4_GEMV_SFA)->data,
+      .m = gemv.m,
+      .k = gemv.k,
+      .a = gemv.a,
+      .sfa = gemv.sfa,
       .tables = &tables,
-      .c = khost_tensor_at(in->outputs, KHOST_NVFP4_GEMV_C)->data,
+      .c = gemv.c,
   };
-  status = decode_vector(&tables, khost_tensor_at(in->inputs, KHOST_NVFP4_GEMV_V)->data,
-                         khost_tensor_at(in->inputs, KHOST_NVFP4_GEMV_SFV)->data, k, l, &job.vec);
+  status = decode_vector(&tables, gemv.v, gemv.sfv, gemv.k, gemv.l, &job.vec);
   if (status != KHOST_STATUS_OK) {
     status = khost__reference_fail(in, status, "out of memory decoding the vector (l*k = %lld)",
-                                   (long long)(l * k));
+                                   (long long)(gemv.l * gemv.k));
     goto out;
   }
-  khost__reference_parallel(l * m, khost__reference_threads(in), gemv_rows, &job);
+  khost__reference_parallel(gemv.l * gemv.m, khost__reference_threads(in), gemv_rows, &job);
 out:
   free_vector(&job.vec);
   return status;

@@ -1,12 +1,21 @@
 /* The reference plugin's descriptor: exact CPU implementations of every catalog
- * op, the oracle the other backends are checked against. */
+ * op, the oracle the other backends are checked against, and (in builds with the
+ * CUDA toolkit) plain CUDA kernels for each op, the GPU speed baseline. */
 #include "reference.h"
 
 static const khost_kernel *const kernels[] = {
+    /* The CPU kernels first: the oracle. */
     &khost__reference_nvfp4_gemv,
     &khost__reference_copy_transpose,
     &khost__reference_reduce_sum,
     &khost__reference_softmax_online,
+#ifdef KHOST_REFERENCE_CUDA
+    /* Then the CUDA kernels: the GPU baseline. */
+    &khost__reference_cuda_nvfp4_gemv,
+    &khost__reference_cuda_copy_transpose,
+    &khost__reference_cuda_reduce_sum,
+    &khost__reference_cuda_softmax_online,
+#endif
 };
 
 static const khost_plugin reference_plugin = {
@@ -17,7 +26,12 @@ static const khost_plugin reference_plugin = {
     .name = "reference",
     .version = "0.1.0",
     .language = "c",
+#ifdef KHOST_REFERENCE_CUDA
+    .description =
+        "CPU oracle (exact decode, fp64 or exact integer sums, one RNE rounding); plain CUDA baseline",
+#else
     .description = "CPU oracle: exact decode, fp64 (or exact integer) accumulation, one RNE rounding",
+#endif
     .nkernels = (int32_t)(sizeof kernels / sizeof kernels[0]),
     .kernels = kernels,
 };

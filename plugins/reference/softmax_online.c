@@ -48,7 +48,7 @@ static void softmax_rows(void *arg, int worker, int64_t begin, int64_t end)
 static int run(const khost_input *in)
 {
   softmax_job job;
-  int status = khost__reference_rows_open(in, KHOST__REFERENCE_OUT_SAME, &job.rows);
+  int status = khost__reference_rows_open(in, KHOST_DEVICE_CPU, KHOST__REFERENCE_OUT_SAME, &job.rows);
   if (status != KHOST_STATUS_OK) return status;
   int threads = khost__reference_threads(in);
   size_t workers = (size_t)khost__reference_workers(job.rows.m, threads);

@@ -102,12 +102,12 @@ static int check_storage(const khost_input *in, const khost_tensor *t, const cha
 }
 
 int khost__reference_check_tensor(const khost_input *in, const khost_tensor *t, const char *role,
-                                  khost_dtype want, int32_t ndim, const int64_t *shape)
+                                  int32_t device_type, khost_dtype want, int32_t ndim, const int64_t *shape)
 {
-  if (t->device_type != KHOST_DEVICE_CPU)
+  if (t->device_type != device_type)
     return khost__reference_fail(in, KHOST_STATUS_INVALID_ARGUMENT,
-                                 "%s: device type %d, the reference reads CPU memory only", role,
-                                 t->device_type);
+                                 "%s: device type %d, this kernel reads device type %d only", role,
+                                 t->device_type, device_type);
   if (t->dtype.code != want.code || t->dtype.bits != want.bits || t->dtype.lanes != 1)
     return khost__reference_fail(in, KHOST_STATUS_INVALID_ARGUMENT,
                                  "%s: dtype {code %u, bits %u, lanes %u}, expected {code %u, bits %u, "
