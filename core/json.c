@@ -37,13 +37,10 @@ static json_t *text_field(const char *s, size_t size)
 {
   size_t n = strnlen(s, size);
   json_t *t = json_stringn(s, n);
-  if (t)
-    return t;
+  if (t) return t;
   char *ascii = malloc(n + 1);
-  if (!ascii)
-    return NULL;
-  for (size_t i = 0; i < n; i++)
-    ascii[i] = (unsigned char)s[i] < 0x80 ? s[i] : '?';
+  if (!ascii) return NULL;
+  for (size_t i = 0; i < n; i++) ascii[i] = (unsigned char)s[i] < 0x80 ? s[i] : '?';
   t = json_stringn(ascii, n);
   free(ascii);
   return t;
@@ -52,8 +49,8 @@ static json_t *text_field(const char *s, size_t size)
 
 static json_t *mismatch_json(const khost__mismatch *m)
 {
-  return json_pack("{s:I, s:o, s:o, s:o}", "index", (json_int_t)m->index, "where", TEXT(m->where),
-                   "got", number(m->got), "expected", number(m->expected));
+  return json_pack("{s:I, s:o, s:o, s:o}", "index", (json_int_t)m->index, "where", TEXT(m->where), "got",
+                   number(m->got), "expected", number(m->expected));
 }
 
 static json_t *check_json(const khost__check_stats *s)
@@ -66,21 +63,21 @@ static json_t *check_json(const khost__check_stats *s)
       shown = NULL;
     }
   }
-  return json_pack("{s:I, s:I, s:I, s:o, s:o, s:o, s:o}", "count", (json_int_t)s->count,
-                   "mismatches", (json_int_t)s->mismatches, "unwritten", (json_int_t)s->unwritten,
-                   "max_abs", checked ? number(s->max_abs) : json_null(),
-                   "max_rel", checked ? number(s->max_rel) : json_null(),
-                   "mean_abs", checked ? number(s->mean_abs) : json_null(), "first_mismatches", shown);
+  return json_pack("{s:I, s:I, s:I, s:o, s:o, s:o, s:o}", "count", (json_int_t)s->count, "mismatches",
+                   (json_int_t)s->mismatches, "unwritten", (json_int_t)s->unwritten, "max_abs",
+                   checked ? number(s->max_abs) : json_null(), "max_rel",
+                   checked ? number(s->max_rel) : json_null(), "mean_abs",
+                   checked ? number(s->mean_abs) : json_null(), "first_mismatches", shown);
 }
 
 static json_t *time_json(const khost__timing *t)
 {
   int timed = t->samples > 0;
-  return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o}", "samples", (json_int_t)t->samples,
-                   "median_s", measured(t->median, timed), "mean_s", measured(t->mean, timed),
-                   "min_s", measured(t->min, timed), "max_s", measured(t->max, timed),
-                   "stddev_s", timed ? number(t->stddev) : json_null(),
-                   "noise_pct", timed ? number(t->noise) : json_null());
+  return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o}", "samples", (json_int_t)t->samples, "median_s",
+                   measured(t->median, timed), "mean_s", measured(t->mean, timed), "min_s",
+                   measured(t->min, timed), "max_s", measured(t->max, timed), "stddev_s",
+                   timed ? number(t->stddev) : json_null(), "noise_pct",
+                   timed ? number(t->noise) : json_null());
 }
 
 static json_t *row_json(const khost__row *r)
@@ -88,12 +85,11 @@ static json_t *row_json(const khost__row *r)
   int timed = r->time.samples > 0;
   return json_pack("{s:o, s:o, s:o, s:o, s:o, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o,"
                    " s:b}",
-                   "case", TEXT(r->case_name), "op", TEXT(r->op), "params", TEXT(r->params),
-                   "backend", TEXT(r->backend), "device", TEXT(r->device),
-                   "status", khost__row_status_name(r->status), "message", TEXT(r->message),
-                   "atol", number(r->atol), "rtol", number(r->rtol), "check", check_json(&r->check),
-                   "time", time_json(&r->time), "flops", number(r->flops), "bytes", number(r->bytes),
-                   "gbps", measured(r->gbps, timed), "tflops", measured(r->tflops, timed),
+                   "case", TEXT(r->case_name), "op", TEXT(r->op), "params", TEXT(r->params), "backend",
+                   TEXT(r->backend), "device", TEXT(r->device), "status", khost__row_status_name(r->status),
+                   "message", TEXT(r->message), "atol", number(r->atol), "rtol", number(r->rtol), "check",
+                   check_json(&r->check), "time", time_json(&r->time), "flops", number(r->flops), "bytes",
+                   number(r->bytes), "gbps", measured(r->gbps, timed), "tflops", measured(r->tflops, timed),
                    "peak_fraction", measured(r->peak_fraction, 1), "speedup", measured(r->speedup, 1),
                    "is_baseline", r->is_baseline != 0);
 }
@@ -106,18 +102,19 @@ static json_t *count(json_int_t v)
 
 static json_t *run_json(const khost__run_info *i)
 {
-  return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
-                   "khost_version", TEXT(i->khost_version), "host", TEXT(i->host), "cpu", TEXT(i->cpu),
-                   "ncpus", count(i->ncpus), "device", TEXT(i->device), "sm_count", count(i->sm_count),
-                   "l2_bytes", count((json_int_t)i->l2_bytes), "sm_clock_mhz", count(i->sm_clock_mhz),
-                   "mem_clock_mhz", count(i->mem_clock_mhz), "peak_gbps", measured(i->peak_gbps, 1),
-                   "suite", TEXT(i->suite), "command", TEXT(i->command), "date", TEXT(i->date));
+  return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "khost_version",
+                   TEXT(i->khost_version), "host", TEXT(i->host), "cpu", TEXT(i->cpu), "ncpus",
+                   count(i->ncpus), "device", TEXT(i->device), "sm_count", count(i->sm_count), "l2_bytes",
+                   count((json_int_t)i->l2_bytes), "sm_clock_mhz", count(i->sm_clock_mhz), "mem_clock_mhz",
+                   count(i->mem_clock_mhz), "peak_gbps", measured(i->peak_gbps, 1), "suite", TEXT(i->suite),
+                   "command", TEXT(i->command), "date", TEXT(i->date));
 }
 
 static json_t *backend_json(const khost__backend_summary *b)
 {
-  return json_pack("{s:o, s:i, s:o, s:i}", "backend", TEXT(b->name), "speedup_cases", b->speedup_cases,
-                   "geomean_speedup", measured(b->geomean_speedup, b->speedup_cases > 0), "wins", b->wins);
+  return json_pack("{s:o, s:o, s:i, s:o, s:i}", "backend", TEXT(b->name), "device", TEXT(b->device),
+                   "speedup_cases", b->speedup_cases, "geomean_speedup",
+                   measured(b->geomean_speedup, b->speedup_cases > 0), "wins", b->wins);
 }
 
 static json_t *summary_json(const khost__row *rows, int nrows)
@@ -151,8 +148,8 @@ static json_t *document_json(const khost__json_writer *w)
     }
   }
   return json_pack("{s:i, s:o, s:b, s:o, s:o, s:o}", "schema_version", KHOST__JSON_SCHEMA_VERSION,
-                   "khost_version", TEXT(w->info.khost_version), "finished", w->finished,
-                   "run", run_json(&w->info), "rows", rows, "summary", summary_json(w->rows, w->nrows));
+                   "khost_version", TEXT(w->info.khost_version), "finished", w->finished, "run",
+                   run_json(&w->info), "rows", rows, "summary", summary_json(w->rows, w->nrows));
 }
 
 /* Writes the whole document to tmp_path, then renames it over path: rename is
@@ -162,8 +159,7 @@ static int write_document(const khost__json_writer *w, khost__err *err)
   int rc = KHOST__OK;
   json_t *doc = document_json(w);
   FILE *f = NULL;
-  if (!doc)
-    return khost__errorf(err, KHOST__E_NOMEM, "JSON report %s: out of memory", w->path);
+  if (!doc) return khost__errorf(err, KHOST__E_NOMEM, "JSON report %s: out of memory", w->path);
   f = fopen(w->tmp_path, "w");
   if (!f) {
     rc = khost__errorf(err, KHOST__E_IO, "JSON report: cannot create %s: %s", w->tmp_path, strerror(errno));
@@ -176,28 +172,24 @@ static int write_document(const khost__json_writer *w, khost__err *err)
   if (rc == KHOST__OK && rename(w->tmp_path, w->path) != 0)
     rc = khost__errorf(err, KHOST__E_IO, "JSON report: cannot rename %s to %s: %s", w->tmp_path, w->path,
                        strerror(errno));
-  if (rc != KHOST__OK)
-    remove(w->tmp_path);
+  if (rc != KHOST__OK) remove(w->tmp_path);
 out_doc:
   json_decref(doc);
   return rc;
 }
 
-int khost__json_open(const char *path, const khost__run_info *info, khost__json_writer **out,
-                     khost__err *err)
+int khost__json_open(const char *path, const khost__run_info *info, khost__json_writer **out, khost__err *err)
 {
   int rc;
   khost__json_writer *w = calloc(1, sizeof *w);
   if (!w || !(w->path = strdup(path)) || asprintf(&w->tmp_path, "%s.tmp", path) < 0) {
-    if (w)
-      w->tmp_path = NULL; /* asprintf leaves it undefined on failure */
+    if (w) w->tmp_path = NULL; /* asprintf leaves it undefined on failure */
     rc = khost__errorf(err, KHOST__E_NOMEM, "JSON report %s: out of memory", path);
     goto fail;
   }
   w->info = *info;
   rc = write_document(w, err);
-  if (rc != KHOST__OK)
-    goto fail;
+  if (rc != KHOST__OK) goto fail;
   *out = w;
   return KHOST__OK;
 fail:
@@ -210,8 +202,7 @@ int khost__json_append(khost__json_writer *w, const khost__row *row, khost__err 
   if (w->nrows == w->capacity) {
     int capacity = w->capacity ? 2 * w->capacity : 16;
     khost__row *grown = realloc(w->rows, (size_t)capacity * sizeof *grown);
-    if (!grown)
-      return khost__errorf(err, KHOST__E_NOMEM, "JSON report %s: out of memory", w->path);
+    if (!grown) return khost__errorf(err, KHOST__E_NOMEM, "JSON report %s: out of memory", w->path);
     w->rows = grown;
     w->capacity = capacity;
   }
@@ -232,8 +223,7 @@ int khost__json_finish(khost__json_writer *w, khost__err *err)
 
 void khost__json_free(khost__json_writer *w)
 {
-  if (!w)
-    return;
+  if (!w) return;
   free(w->rows);
   free(w->tmp_path);
   free(w->path);

@@ -8,24 +8,25 @@
 const char *khost__row_status_name(khost__row_status s)
 {
   static const char *const names[KHOST__ROW_STATUS_COUNT] = {
-    [KHOST__ROW_PASS] = "PASS",   [KHOST__ROW_FAIL] = "FAIL",   [KHOST__ROW_SKIP] = "SKIP",
-    [KHOST__ROW_ERROR] = "ERROR", [KHOST__ROW_CRASH] = "CRASH", [KHOST__ROW_TIMEOUT] = "TIMEOUT",
+      [KHOST__ROW_PASS] = "PASS",   [KHOST__ROW_FAIL] = "FAIL",   [KHOST__ROW_SKIP] = "SKIP",
+      [KHOST__ROW_ERROR] = "ERROR", [KHOST__ROW_CRASH] = "CRASH", [KHOST__ROW_TIMEOUT] = "TIMEOUT",
   };
   /* A row arrives from a worker as raw bytes, so an out-of-range value is possible. */
-  if ((unsigned)s >= KHOST__ROW_STATUS_COUNT)
-    return "?";
+  if ((unsigned)s >= KHOST__ROW_STATUS_COUNT) return "?";
   return names[s];
 }
 
-/* Index of backend `name` in out->backends, added if new; -1 when there is no room. */
-static int backend_slot(khost__summary *out, const char *name)
+/* Index of the row's backend (name and device) in out->backends, added if new;
+ * -1 when there is no room. */
+static int backend_slot(khost__summary *out, const khost__row *r)
 {
   for (int i = 0; i < out->nbackends; i++)
-    if (strcmp(out->backends[i].name, name) == 0)
+    if (strcmp(out->backends[i].name, r->backend) == 0 && strcmp(out->backends[i].device, r->device) == 0)
       return i;
-  if (out->nbackends == KHOST__SUMMARY_MAX_BACKENDS)
-    return -1;
-  snprintf(out->backends[out->nbackends].name, sizeof out->backends[0].name, "%s", name);
+  if (out->nbackends == KHOST__SUMMARY_MAX_BACKENDS) return -1;
+  khost__backend_summary *b = &out->backends[out->nbackends];
+  snprintf(b->name, sizeof b->name, "%s", r->backend);
+  snprintf(b->device, sizeof b->device, "%s", r->device);
   return out->nbackends++;
 }
 
@@ -42,8 +43,7 @@ static int has_speedup(const khost__row *r)
 int khost__row_opens_case(const khost__row *rows, int i)
 {
   for (int j = 0; j < i; j++)
-    if (strcmp(rows[j].case_name, rows[i].case_name) == 0)
-      return 0;
+    if (strcmp(rows[j].case_name, rows[i].case_name) == 0) return 0;
   return 1;
 }
 
@@ -63,12 +63,10 @@ static const khost__row *case_winner(const khost__row *rows, int nrows, int firs
 static void count_wins(const khost__row *rows, int nrows, khost__summary *out)
 {
   for (int i = 0; i < nrows; i++) {
-    if (!khost__row_opens_case(rows, i))
-      continue;
+    if (!khost__row_opens_case(rows, i)) continue;
     const khost__row *w = case_winner(rows, nrows, i);
-    int slot = w ? backend_slot(out, w->backend) : -1;
-    if (slot >= 0)
-      out->backends[slot].wins++;
+    int slot = w ? backend_slot(out, w) : -1;
+    if (slot >= 0) out->backends[slot].wins++;
   }
 }
 
@@ -79,9 +77,8 @@ void khost__summarize(const khost__row *rows, int nrows, khost__summary *out)
   out->nrows = nrows;
   for (int i = 0; i < nrows; i++) {
     const khost__row *r = &rows[i];
-    if ((unsigned)r->status < KHOST__ROW_STATUS_COUNT)
-      out->by_status[r->status]++;
-    int slot = backend_slot(out, r->backend);
+    if ((unsigned)r->status < KHOST__ROW_STATUS_COUNT) out->by_status[r->status]++;
+    int slot = backend_slot(out, r);
     if (slot < 0) {
       out->rows_omitted++;
       continue;
@@ -99,8 +96,14 @@ void khost__summarize(const khost__row *rows, int nrows, khost__summary *out)
 
 void khost__format_seconds(double seconds, char *buf, size_t size)
 {
-  static const struct { double scale; const char *unit; } units[] = {
-    {1.0, "s"}, {1e-3, "ms"}, {1e-6, "us"}, {1e-9, "ns"},
+  static const struct {
+    double scale;
+    const char *unit;
+  } units[] = {
+      {1.0, "s"},
+      {1e-3, "ms"},
+      {1e-6, "us"},
+      {1e-9, "ns"},
   };
   const int last = (int)(sizeof units / sizeof units[0]) - 1;
   if (!(seconds > 0) || !isfinite(seconds)) {
@@ -108,7 +111,6 @@ void khost__format_seconds(double seconds, char *buf, size_t size)
     return;
   }
   int u = 0;
-  while (u < last && seconds < units[u].scale)
-    u++;
+  while (u < last && seconds < units[u].scale) u++;
   snprintf(buf, size, "%.2f %s", seconds / units[u].scale, units[u].unit);
 }

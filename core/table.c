@@ -5,23 +5,35 @@
 #include <string.h>
 
 enum {
-  COL_BACKEND, COL_DEVICE, COL_STATUS, COL_MAX_ABS, COL_MAX_REL, COL_MISMATCHES, COL_TIME, COL_NOISE,
-  COL_GBPS, COL_TFLOPS, COL_PEAK, COL_SPEEDUP, NCOLS
+  COL_BACKEND,
+  COL_DEVICE,
+  COL_STATUS,
+  COL_MAX_ABS,
+  COL_MAX_REL,
+  COL_MISMATCHES,
+  COL_TIME,
+  COL_NOISE,
+  COL_GBPS,
+  COL_TFLOPS,
+  COL_PEAK,
+  COL_SPEEDUP,
+  NCOLS
 };
-enum { SUM_BACKEND, SUM_SPEEDUP, SUM_CASES, SUM_WINS, SUM_NCOLS };
+enum { SUM_BACKEND, SUM_DEVICE, SUM_SPEEDUP, SUM_CASES, SUM_WINS, SUM_NCOLS };
 
-#define CELL 72 /* room for a backend name (63 characters) */
-#define INDENT "  "
+#define CELL          72 /* room for a backend name (63 characters) */
+#define INDENT        "  "
 #define DETAIL_INDENT "      "
 
 static const char *const titles[NCOLS] = {
-  "backend", "device", "status", "max abs", "max rel", "mismatches", "time", "noise",
-  "GB/s", "TFLOP/s", "%peak", "speedup",
+    "backend", "device", "status", "max abs", "max rel", "mismatches",
+    "time",    "noise",  "GB/s",   "TFLOP/s", "%peak",   "speedup",
 };
-static const char *const summary_titles[SUM_NCOLS] = {"backend", "speedup (geomean)", "cases", "wins"};
+static const char *const summary_titles[SUM_NCOLS] = {"backend", "device", "speedup (geomean)", "cases",
+                                                      "wins"};
 static const char *const status_verbs[KHOST__ROW_STATUS_COUNT] = {
-  [KHOST__ROW_PASS] = "passed",   [KHOST__ROW_FAIL] = "failed",   [KHOST__ROW_SKIP] = "skipped",
-  [KHOST__ROW_ERROR] = "errored", [KHOST__ROW_CRASH] = "crashed", [KHOST__ROW_TIMEOUT] = "timed out",
+    [KHOST__ROW_PASS] = "passed",   [KHOST__ROW_FAIL] = "failed",   [KHOST__ROW_SKIP] = "skipped",
+    [KHOST__ROW_ERROR] = "errored", [KHOST__ROW_CRASH] = "crashed", [KHOST__ROW_TIMEOUT] = "timed out",
 };
 
 /* Column widths and which columns appear; text columns come before the numeric ones. */
@@ -42,8 +54,7 @@ static void three_digits(char *cell, double v)
 
 static void fill_cells(const khost__row *r, char (*c)[CELL])
 {
-  for (int k = 0; k < NCOLS; k++)
-    strcpy(c[k], "-");
+  for (int k = 0; k < NCOLS; k++) strcpy(c[k], "-");
   snprintf(c[COL_BACKEND], CELL, "%s", r->backend);
   snprintf(c[COL_DEVICE], CELL, "%s", r->device);
   snprintf(c[COL_STATUS], CELL, "%s", khost__row_status_name(r->status));
@@ -56,22 +67,17 @@ static void fill_cells(const khost__row *r, char (*c)[CELL])
     khost__format_seconds(r->time.median, c[COL_TIME], CELL);
     snprintf(c[COL_NOISE], CELL, "%.1f%%", r->time.noise);
   }
-  if (r->bytes > 0 && r->gbps > 0)
-    three_digits(c[COL_GBPS], r->gbps);
-  if (r->flops > 0 && r->tflops > 0)
-    three_digits(c[COL_TFLOPS], r->tflops);
-  if (r->peak_fraction > 0)
-    snprintf(c[COL_PEAK], CELL, "%.1f%%", 100 * r->peak_fraction);
-  if (r->speedup > 0)
-    snprintf(c[COL_SPEEDUP], CELL, "%.2fx", r->speedup);
+  if (r->bytes > 0 && r->gbps > 0) three_digits(c[COL_GBPS], r->gbps);
+  if (r->flops > 0 && r->tflops > 0) three_digits(c[COL_TFLOPS], r->tflops);
+  if (r->peak_fraction > 0) snprintf(c[COL_PEAK], CELL, "%.1f%%", 100 * r->peak_fraction);
+  if (r->speedup > 0) snprintf(c[COL_SPEEDUP], CELL, "%.2fx", r->speedup);
 }
 
 static void widen(layout *l, char (*c)[CELL])
 {
   for (int k = 0; k < l->ncols; k++) {
     int w = (int)strlen(c[k]);
-    if (w > l->width[k])
-      l->width[k] = w;
+    if (w > l->width[k]) l->width[k] = w;
   }
 }
 
@@ -103,8 +109,7 @@ static void print_cells(FILE *out, const layout *l, char (*c)[CELL])
 {
   const char *sep = INDENT;
   for (int k = 0; k < l->ncols; k++) {
-    if (!l->shown[k])
-      continue;
+    if (!l->shown[k]) continue;
     int w = k >= l->first_numeric ? l->width[k] : -l->width[k];
     /* The last column is numeric, so right alignment leaves no trailing blanks. */
     fprintf(out, "%s%*s", sep, w, c[k]);
@@ -116,8 +121,7 @@ static void print_cells(FILE *out, const layout *l, char (*c)[CELL])
 static void print_titles(FILE *out, const layout *l, const char *const *col_titles)
 {
   char c[NCOLS][CELL];
-  for (int k = 0; k < l->ncols; k++)
-    snprintf(c[k], CELL, "%s", col_titles[k]);
+  for (int k = 0; k < l->ncols; k++) snprintf(c[k], CELL, "%s", col_titles[k]);
   print_cells(out, l, c);
 }
 
@@ -135,16 +139,11 @@ static void item(FILE *out, const char *fmt, ...)
 static void print_device(FILE *out, const khost__run_info *info)
 {
   fprintf(out, "device %s", info->device);
-  if (info->sm_count > 0)
-    item(out, "%d SMs", info->sm_count);
-  if (info->l2_bytes > 0)
-    item(out, "L2 %.1f MiB", (double)info->l2_bytes / (1 << 20));
-  if (info->sm_clock_mhz > 0)
-    item(out, "SM %d MHz", info->sm_clock_mhz);
-  if (info->mem_clock_mhz > 0)
-    item(out, "memory %d MHz", info->mem_clock_mhz);
-  if (info->peak_gbps > 0)
-    item(out, "measured copy peak %.1f GB/s", info->peak_gbps);
+  if (info->sm_count > 0) item(out, "%d SMs", info->sm_count);
+  if (info->l2_bytes > 0) item(out, "L2 %.1f MiB", (double)info->l2_bytes / (1 << 20));
+  if (info->sm_clock_mhz > 0) item(out, "SM %d MHz", info->sm_clock_mhz);
+  if (info->mem_clock_mhz > 0) item(out, "memory %d MHz", info->mem_clock_mhz);
+  if (info->peak_gbps > 0) item(out, "measured copy peak %.1f GB/s", info->peak_gbps);
   fputc('\n', out);
 }
 
@@ -152,22 +151,15 @@ static void print_header(FILE *out, const khost__run_info *info, const char *bas
 {
   if (info) {
     fprintf(out, "khost %s", info->khost_version);
-    if (info->host[0])
-      item(out, "host %s", info->host);
-    if (info->cpu[0])
-      item(out, "cpu %s", info->cpu);
-    if (info->ncpus > 0)
-      item(out, "%d cpus", info->ncpus);
+    if (info->host[0]) item(out, "host %s", info->host);
+    if (info->cpu[0]) item(out, "cpu %s", info->cpu);
+    if (info->ncpus > 0) item(out, "%d cpus", info->ncpus);
     fputc('\n', out);
-    if (info->device[0])
-      print_device(out, info);
-    if (info->suite[0])
-      fprintf(out, "suite %s\n", info->suite);
-    if (info->date[0])
-      fprintf(out, "date %s\n", info->date);
+    if (info->device[0]) print_device(out, info);
+    if (info->suite[0]) fprintf(out, "suite %s\n", info->suite);
+    if (info->date[0]) fprintf(out, "date %s\n", info->date);
   }
-  if (baseline)
-    fprintf(out, "speedup is relative to backend %s\n", baseline);
+  if (baseline) fprintf(out, "speedup is relative to backend %s\n", baseline);
 }
 
 /* Writes text line by line under the row it explains. */
@@ -185,8 +177,7 @@ static void print_mismatches(FILE *out, const khost__row *r)
   const khost__check_stats *s = &r->check;
   fprintf(out, DETAIL_INDENT "%" PRIu64 " of %" PRIu64 " elements outside atol %.3g + rtol %.3g * |expected|",
           s->mismatches, s->count, r->atol, r->rtol);
-  if (s->unwritten > 0)
-    fprintf(out, ", %" PRIu64 " never written", s->unwritten);
+  if (s->unwritten > 0) fprintf(out, ", %" PRIu64 " never written", s->unwritten);
   fputc('\n', out);
   for (int i = 0; i < s->nshown && i < KHOST__MAX_MISMATCHES; i++) {
     const khost__mismatch *m = &s->shown[i];
@@ -198,13 +189,10 @@ static void print_mismatches(FILE *out, const khost__row *r)
 static void print_details(FILE *out, const khost__row *r)
 {
   int has_mismatches = r->check.mismatches > 0 || r->check.unwritten > 0;
-  if (r->status == KHOST__ROW_PASS)
-    return;
+  if (r->status == KHOST__ROW_PASS) return;
   print_indented(out, r->message);
-  if (has_mismatches)
-    print_mismatches(out, r);
-  if (!r->message[0] && !has_mismatches)
-    fputs(DETAIL_INDENT "(no reason recorded)\n", out);
+  if (has_mismatches) print_mismatches(out, r);
+  if (!r->message[0] && !has_mismatches) fputs(DETAIL_INDENT "(no reason recorded)\n", out);
 }
 
 static void print_case(FILE *out, const layout *l, const khost__row *rows, int nrows, int first)
@@ -212,13 +200,11 @@ static void print_case(FILE *out, const layout *l, const khost__row *rows, int n
   char c[NCOLS][CELL];
   const khost__row *head = &rows[first];
   fprintf(out, "\ncase %s | op %s", head->case_name, head->op);
-  if (head->params[0])
-    item(out, "%s", head->params);
+  if (head->params[0]) item(out, "%s", head->params);
   fputc('\n', out);
   print_titles(out, l, titles);
   for (int i = first; i < nrows; i++) {
-    if (strcmp(rows[i].case_name, head->case_name) != 0)
-      continue;
+    if (strcmp(rows[i].case_name, head->case_name) != 0) continue;
     fill_cells(&rows[i], c);
     print_cells(out, l, c);
     print_details(out, &rows[i]);
@@ -228,6 +214,7 @@ static void print_case(FILE *out, const layout *l, const khost__row *rows, int n
 static void backend_cells(const khost__backend_summary *b, char (*c)[CELL])
 {
   snprintf(c[SUM_BACKEND], CELL, "%s", b->name);
+  snprintf(c[SUM_DEVICE], CELL, "%s", b->device);
   if (b->speedup_cases > 0)
     snprintf(c[SUM_SPEEDUP], CELL, "%.2fx", b->geomean_speedup);
   else
@@ -268,8 +255,7 @@ int khost__table_print(FILE *out, const khost__run_info *info, const khost__row 
   print_header(out, info, baseline);
   plan_rows(&l, info, rows, nrows);
   for (int i = 0; i < nrows; i++)
-    if (khost__row_opens_case(rows, i))
-      print_case(out, &l, rows, nrows, i);
+    if (khost__row_opens_case(rows, i)) print_case(out, &l, rows, nrows, i);
   khost__summarize(rows, nrows, &summary);
   print_summary(out, &summary);
   if (fflush(out) != 0 || ferror(out))

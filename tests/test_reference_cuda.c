@@ -202,6 +202,9 @@ static void run_cuda(const prepared *p, void **got)
     CUDA_OK(cudaMalloc(&dev_out[t], p->set.outputs[t].nbytes));
     CUDA_OK(cudaMemset(dev_out[t], KHOST__POISON_BYTE, p->set.outputs[t].nbytes));
   }
+  /* cudaMemset and pageable cudaMemcpy run on the legacy stream, which a non-blocking
+   * stream does not wait for: finish them before the kernel starts. */
+  CUDA_OK(cudaDeviceSynchronize());
   call k;
   call_init(&k, p, KHOST_DEVICE_CUDA, dev_in, dev_out, stream);
   int status = find_kernel(p->c.op->name, KHOST_DEVICE_CUDA)->run(&k.in);

@@ -223,13 +223,13 @@ Test(table, columns_are_aligned_across_cases)
   free(text);
 }
 
-/* The summary line of backend name: speedup text, cases and wins. */
+/* The summary line of backend name: device, speedup text, cases and wins. */
 static void summary_of(const char *text, const char *name, char *speedup, int *cases, int *wins)
 {
-  char prefix[80], line[256], backend[64];
+  char prefix[80], line[256], backend[64], device[16];
   snprintf(prefix, sizeof prefix, "  %s ", name);
   find_line(strstr(text, "\nsummary:"), prefix, line, sizeof line);
-  cr_assert_eq(sscanf(line, "%63s %15s %d %d", backend, speedup, cases, wins), 4, "\"%s\"", line);
+  cr_assert_eq(sscanf(line, "%63s %15s %15s %d %d", backend, device, speedup, cases, wins), 5, "\"%s\"", line);
 }
 
 Test(table, summary_geomean_and_wins)
@@ -294,4 +294,21 @@ Test(table, durations_pick_a_readable_unit)
     khost__format_seconds(cases[i].seconds, buf, sizeof buf);
     cr_expect_str_eq(buf, cases[i].text, "%g s", cases[i].seconds);
   }
+}
+
+Test(table, a_plugin_on_two_devices_is_summarised_per_device)
+{
+  khost__row rows[] = {
+      make_row("c1", "reference", KHOST__ROW_PASS, 8e-3, 1),
+      make_row("c1", "reference", KHOST__ROW_PASS, 2e-3, 4),
+  };
+  snprintf(rows[0].device, sizeof rows[0].device, "cpu");
+  khost__summary s;
+  khost__summarize(rows, 2, &s);
+  cr_assert_eq(s.nbackends, 2);
+  cr_expect_str_eq(s.backends[0].device, "cpu");
+  cr_expect_str_eq(s.backends[1].device, "cuda");
+  cr_expect_float_eq(s.backends[1].geomean_speedup, 4.0, 1e-12);
+  cr_expect_eq(s.backends[1].wins, 1);
+  cr_expect_eq(s.backends[0].wins, 0);
 }
