@@ -8,9 +8,32 @@
 #include <unistd.h>
 
 enum {
-  OPT_SUITE = 256, OPT_OP, OPT_CASE, OPT_BACKENDS, OPT_BASELINE, OPT_REFERENCE, OPT_PLUGIN_DIR, OPT_PLUGIN,
-  OPT_LIST, OPT_STRICT, OPT_JSON, OPT_CSV, OPT_DUMP, OPT_HOT, OPT_GRAPH, OPT_NO_ISOLATE, OPT_DEVICE,
-  OPT_THREADS, OPT_WARMUP, OPT_MIN_SAMPLES, OPT_MAX_NOISE, OPT_MAX_TIME, OPT_TIMEOUT, OPT_HELP, OPT_VERSION
+  OPT_SUITE = 256,
+  OPT_OP,
+  OPT_CASE,
+  OPT_BACKENDS,
+  OPT_BASELINE,
+  OPT_REFERENCE,
+  OPT_PLUGIN_DIR,
+  OPT_PLUGIN,
+  OPT_LIST,
+  OPT_STRICT,
+  OPT_JSON,
+  OPT_CSV,
+  OPT_DUMP,
+  OPT_HOT,
+  OPT_GRAPH,
+  OPT_NO_ISOLATE,
+  OPT_DEVICE,
+  OPT_THREADS,
+  OPT_WARMUP,
+  OPT_NO_BLOCKING,
+  OPT_MIN_SAMPLES,
+  OPT_MAX_NOISE,
+  OPT_MAX_TIME,
+  OPT_TIMEOUT,
+  OPT_HELP,
+  OPT_VERSION
 };
 
 typedef struct flag {
@@ -19,29 +42,50 @@ typedef struct flag {
 } flag;
 
 static const flag flags[] = {
-    {{"suite", 1, 0, OPT_SUITE}, "NAME|FILE", "suite to run: NAME.ini from the suite folders, or a path (smoke)"},
+    {{"suite", 1, 0, OPT_SUITE},
+     "NAME|FILE",
+     "suite to run: NAME.ini from the suite folders, or a path (smoke)"},
     {{"op", 1, 0, OPT_OP}, "LIST", "only cases of these ops (comma-separated)"},
     {{"case", 1, 0, OPT_CASE}, "LIST", "only these cases (comma-separated names or glob patterns)"},
-    {{"backends", 1, 0, OPT_BACKENDS}, "LIST", "only these plugins (comma-separated; the reference always runs)"},
-    {{"baseline", 1, 0, OPT_BASELINE}, "NAME[:DEV]", "speedups relative to this plugin (reference, on the GPU if any)"},
-    {{"reference", 1, 0, OPT_REFERENCE}, "NAME", "the plugin whose CPU kernels are the correctness oracle (reference)"},
+    {{"backends", 1, 0, OPT_BACKENDS},
+     "LIST",
+     "only these plugins (comma-separated; the reference always runs)"},
+    {{"baseline", 1, 0, OPT_BASELINE},
+     "NAME[:DEV]",
+     "speedups relative to this plugin (reference, on the GPU if any)"},
+    {{"reference", 1, 0, OPT_REFERENCE},
+     "NAME",
+     "the plugin whose CPU kernels are the correctness oracle (reference)"},
     {{"plugin-dir", 1, 0, OPT_PLUGIN_DIR}, "DIR", "also load every *.so in DIR (repeatable)"},
     {{"plugin", 1, 0, OPT_PLUGIN}, "FILE", "also load this plugin file (repeatable)"},
-    {{"list", 0, 0, OPT_LIST}, NULL, "list plugins, their ops and devices, and every load failure; run nothing"},
+    {{"list", 0, 0, OPT_LIST},
+     NULL,
+     "list plugins, their ops and devices, and every load failure; run nothing"},
     {{"strict", 0, 0, OPT_STRICT}, NULL, "any plugin load failure is fatal (exit 2)"},
     {{"json", 1, 0, OPT_JSON}, "FILE", "write the results as JSON (valid after every row)"},
     {{"csv", 1, 0, OPT_CSV}, "FILE", "write the results as CSV"},
-    {{"dump", 1, 0, OPT_DUMP}, "DIR", "write inputs, reference and backend outputs as .npy under DIR/<case>/"},
+    {{"dump", 1, 0, OPT_DUMP},
+     "DIR",
+     "write inputs, reference and backend outputs as .npy under DIR/<case>/"},
     {{"hot", 0, 0, OPT_HOT}, NULL, "GPU: time back-to-back calls instead of flushing L2 before each sample"},
     {{"graph", 1, 0, OPT_GRAPH}, "N", "GPU: time N calls captured in one CUDA graph, per call (0: off)"},
-    {{"no-isolate", 0, 0, OPT_NO_ISOLATE}, NULL, "run backends in the khost process (debugging; a crash ends khost)"},
+    {{"no-isolate", 0, 0, OPT_NO_ISOLATE},
+     NULL,
+     "run backends in the khost process (debugging; a crash ends khost)"},
+    {{"no-blocking-kernel", 0, 0, OPT_NO_BLOCKING},
+     NULL,
+     "GPU: do not hold the stream while queueing timed calls (for ncu; launch gaps are then timed)"},
     {{"device", 1, 0, OPT_DEVICE}, "N", "CUDA device ordinal (0)"},
     {{"threads", 1, 0, OPT_THREADS}, "N", "threads CPU kernels may use (all cores)"},
     {{"warmup", 1, 0, OPT_WARMUP}, "SECONDS", "warm-up time per backend and case (0.025)"},
     {{"min-samples", 1, 0, OPT_MIN_SAMPLES}, "N", "samples before the noise rule may stop timing (10)"},
-    {{"max-noise", 1, 0, OPT_MAX_NOISE}, "PCT", "stop when the relative standard error is at most PCT % (0.5)"},
+    {{"max-noise", 1, 0, OPT_MAX_NOISE},
+     "PCT",
+     "stop when the relative standard error is at most PCT % (0.5)"},
     {{"max-time", 1, 0, OPT_MAX_TIME}, "SECONDS", "time budget per backend and case (1.0)"},
-    {{"timeout", 1, 0, OPT_TIMEOUT}, "SECONDS", "a worker silent this long (a hung call) is killed: TIMEOUT (60)"},
+    {{"timeout", 1, 0, OPT_TIMEOUT},
+     "SECONDS",
+     "a worker silent this long (a hung call) is killed: TIMEOUT (60)"},
     {{"help", 0, 0, OPT_HELP}, NULL, "show this help"},
     {{"version", 0, 0, OPT_VERSION}, NULL, "show khost's version and plugin ABI version"},
 };
@@ -49,9 +93,10 @@ static const flag flags[] = {
 
 void khost__cli_usage(FILE *out)
 {
-  fprintf(out, "usage: khost [options]\n"
-               "Checks every backend plugin against the reference on the same inputs, times it, and prints\n"
-               "one comparison table. With no options: the smoke suite on every plugin that can run here.\n\n");
+  fprintf(out,
+          "usage: khost [options]\n"
+          "Checks every backend plugin against the reference on the same inputs, times it, and prints\n"
+          "one comparison table. With no options: the smoke suite on every plugin that can run here.\n\n");
   for (int i = 0; i < NFLAGS; i++) {
     char left[64];
     snprintf(left, sizeof left, "--%s%s%s", flags[i].opt.name, flags[i].arg ? " " : "",
@@ -94,7 +139,8 @@ static int parse_double(const char *flag_name, const char *s, double lo, double 
   errno = 0;
   double v = strtod(s, &end);
   if (errno || end == s || *end || !isfinite(v) || v < lo)
-    return khost__errorf(err, KHOST__E_CONFIG, "--%s needs a number of at least %g, got '%s'", flag_name, lo, s);
+    return khost__errorf(err, KHOST__E_CONFIG, "--%s needs a number of at least %g, got '%s'", flag_name, lo,
+                         s);
   *out = v;
   return KHOST__OK;
 }
@@ -126,6 +172,7 @@ static int apply(int id, const char *v, khost__options *o, khost__err *err)
   case OPT_HOT: o->hot = 1; break;
   case OPT_GRAPH: return parse_int("graph", v, 0, 100000, &o->graph_calls, err);
   case OPT_NO_ISOLATE: o->no_isolate = 1; break;
+  case OPT_NO_BLOCKING: o->no_blocking_kernel = 1; break;
   case OPT_DEVICE: return parse_int("device", v, 0, 1023, &o->device, err);
   case OPT_THREADS: return parse_int("threads", v, 1, 4096, &o->threads, err);
   case OPT_WARMUP: return parse_double("warmup", v, 0, &o->warmup_s, err);

@@ -33,6 +33,7 @@ static struct {
   unsigned char flush_value;
   volatile int *flags; /* host-mapped pinned memory: [0] release, [1] timed out */
   int *flags_device;   /* the same two ints as the blocker sees them */
+  int blocking;        /* queue timed calls behind the blocker (off only for profilers) */
 } state;
 
 /* Queues one piece of timed work on the stream. */
@@ -134,6 +135,7 @@ static int make_blocker_flags(khost__err *err)
 int khost__cuda_init(int ordinal, khost__device_info *info, khost__err *err)
 {
   memset(info, 0, sizeof *info);
+  state.blocking = 1;
   int rc = CUDA_CALL(err, cudaSetDevice(ordinal));
   if (rc == KHOST__OK) rc = read_info(ordinal, info, err);
   if (rc == KHOST__OK) rc = CUDA_CALL(err, cudaStreamCreateWithFlags(&state.stream, cudaStreamNonBlocking));
@@ -191,6 +193,11 @@ int khost__cuda_download(void *dst, const void *src, size_t bytes, khost__err *e
   return copy_and_wait(dst, src, bytes, cudaMemcpyDeviceToHost, err);
 }
 
+void khost__cuda_set_blocking(int on)
+{
+  state.blocking = on;
+}
+
 int khost__cuda_copy(void *dst, const void *src, size_t bytes, khost__err *err)
 {
   return copy_and_wait(dst, src, bytes, cudaMemcpyDeviceToDevice, err);
@@ -226,8 +233,9 @@ static int timed_region(enqueue_fn enqueue, void *ctx, int cold, double *seconds
   if (rc != KHOST__OK) return rc;
   state.flags[0] = 0;
   state.flags[1] = 0;
-  rc = CUDA_CALL(err, khost__launch_blocker(state.stream, state.flags_device, state.flags_device + 1,
-                                            BLOCKER_TIMEOUT_NS));
+  if (state.blocking)
+    rc = CUDA_CALL(err, khost__launch_blocker(state.stream, state.flags_device, state.flags_device + 1,
+                                              BLOCKER_TIMEOUT_NS));
   if (rc != KHOST__OK) return rc;
   rc = CUDA_CALL(err, cudaEventRecord(state.start, state.stream));
   if (rc == KHOST__OK) rc = enqueue(ctx, err);

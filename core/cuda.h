@@ -57,6 +57,11 @@ int khost__cuda_sync(khost__err *err);
  * counting bytes read plus written. */
 int khost__cuda_measure_copy(double *gbps, khost__err *err);
 
+/* On by default after init: timed calls wait behind the blocking kernel. Off
+ * (--no-blocking-kernel) only for profilers such as ncu, which serialise
+ * launches and would stall behind it; launch gaps are then timed too. */
+void khost__cuda_set_blocking(int on);
+
 /* Work to time: call(arg, i) for i = 0.. enqueues one kernel call on the stream
  * and returns its khost_status. */
 typedef int (*khost__cuda_call_fn)(void *arg, int i);

@@ -21,6 +21,7 @@ typedef struct khost__options {
   int hot;          /* time back-to-back calls instead of flushing L2 first */
   int graph_calls;  /* --graph N: time N calls captured in one CUDA graph (0: off) */
   int no_isolate;   /* run in-process (debugging) */
+  int no_blocking_kernel; /* time without holding the stream (for profilers) */
   int device;       /* CUDA ordinal */
   int threads;      /* CPU kernels' threads */
   int min_samples;

@@ -89,6 +89,7 @@ static void start_devices(worker *w)
   } else if (usable) {
     w->cuda_ready = 1;
     w->l2_bytes = info.l2_bytes;
+    khost__cuda_set_blocking(!job->o->no_blocking_kernel);
     info.peak_gbps = job->known_peak_gbps;
     if (info.peak_gbps <= 0 && khost__cuda_measure_copy(&info.peak_gbps, &err) != KHOST__OK) info.peak_gbps = 0;
     khost__child_send(w->fd, KHOST__MSG_DEVICE, &info, sizeof info);

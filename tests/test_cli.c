@@ -36,7 +36,7 @@ Test(cli, every_flag_is_applied)
                         "--plugin-dir", "/d2", "--plugin", "/p.so", "--list", "--strict", "--json", "r.json", "--csv",
                         "r.csv", "--dump", "dumps", "--hot", "--graph", "20", "--no-isolate", "--device", "1",
                         "--threads", "3", "--warmup", "0.5", "--min-samples", "7", "--max-noise", "2", "--max-time",
-                        "4", "--timeout", "9", "--help", "--version"};
+                        "4", "--timeout", "9", "--help", "--version", "--no-blocking-kernel"};
   int argc = (int)(sizeof argv / sizeof argv[0]);
   cr_assert_eq(parse(&o, &err, argc, argv), KHOST__OK, "%s", err.msg);
   cr_expect_str_eq(o.suite, "performance");
@@ -49,7 +49,7 @@ Test(cli, every_flag_is_applied)
   cr_expect_str_eq(o.plugin_dirs[1], "/d2");
   cr_expect_eq(o.nplugin_files, 1);
   cr_expect_str_eq(o.plugin_files[0], "/p.so");
-  cr_expect(o.list && o.strict && o.hot && o.no_isolate && o.help && o.version);
+  cr_expect(o.list && o.strict && o.hot && o.no_isolate && o.help && o.version && o.no_blocking_kernel);
   cr_expect_str_eq(o.json, "r.json");
   cr_expect_str_eq(o.csv, "r.csv");
   cr_expect_str_eq(o.dump, "dumps");
@@ -127,7 +127,7 @@ Test(cli, usage_names_every_flag)
                                       "--plugin-dir", "--plugin", "--list", "--strict", "--json", "--csv", "--dump",
                                       "--hot", "--graph", "--no-isolate", "--device", "--threads", "--warmup",
                                       "--min-samples", "--max-noise", "--max-time", "--timeout", "--help",
-                                      "--version", "Exit status"};
+                                      "--version", "--no-blocking-kernel", "Exit status"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) cr_expect(strstr(text, names[i]), "%s", names[i]);
   free(text);
 }

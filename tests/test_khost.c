@@ -389,7 +389,7 @@ Test(cli, help_lists_every_flag)
       "suite",    "op",         "case",   "backends", "baseline", "reference",   "plugin-dir",
       "plugin",   "list",       "strict", "json",     "csv",      "dump",        "hot",
       "graph",    "no-isolate", "device", "threads",  "warmup",   "min-samples", "max-noise",
-      "max-time", "timeout",    "help",   "version",
+      "max-time", "timeout",    "help",   "version", "no-blocking-kernel",
   };
   outcome o;
   KHOST(&o, "--help");
