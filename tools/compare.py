@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+"""Compares two khost JSON reports row by row (case, backend, device).
+
+Prints each timed row's medians, their relative difference, and a label:
+SAME when the difference is within both runs' noise (or --tolerance), else FAST or SLOW.
+Usage: tools/compare.py BEFORE.json AFTER.json [--min-us 20] [--tolerance 1.0]
+Exit status 1 when any compared row differs by more than --tolerance percent.
+"""
+import argparse
+import json
+import sys
+
+
+def timed_rows(path):
+    rows = {}
+    for r in json.load(open(path))["rows"]:
+        t = r.get("time") or {}
+        if r.get("status") == "PASS" and t.get("median_s"):
+            rows[(r["case"], r["backend"], r["device"])] = t
+    return rows
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("before")
+    p.add_argument("after")
+    p.add_argument("--min-us", type=float, default=0.0, help="compare only rows at least this long (median)")
+    p.add_argument("--tolerance", type=float, default=1.0, help="percent difference that counts as a change")
+    a = p.parse_args()
+    before, after = timed_rows(a.before), timed_rows(a.after)
+    worst, differ = 0.0, 0
+    print(f"{'case':36} {'backend':12} {'dev':4} {'before':>10} {'after':>10} {'diff %':>8}  label")
+    for key in sorted(before.keys() & after.keys()):
+        b, c = before[key]["median_s"], after[key]["median_s"]
+        if min(b, c) * 1e6 < a.min_us:
+            continue
+        diff = 100.0 * (c - b) / b
+        noise = max(before[key].get("noise_pct") or 0, after[key].get("noise_pct") or 0)
+        limit = max(a.tolerance, 2 * noise)
+        label = "SAME" if abs(diff) <= limit else ("SLOW" if diff > 0 else "FAST")
+        differ += abs(diff) > a.tolerance
+        worst = max(worst, abs(diff))
+        print(f"{key[0]:36} {key[1]:12} {key[2]:4} {b*1e6:9.2f}u {c*1e6:9.2f}u {diff:+8.2f}  {label}")
+    print(f"rows compared: {sum(1 for k in before.keys() & after.keys())}, largest difference {worst:.2f}%, "
+          f"beyond {a.tolerance}%: {differ}")
+    return 1 if differ else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

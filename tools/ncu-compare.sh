@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# khost's median against Nsight Compute's gpu__time_duration for the same
+# kernels on the same case (GPU machine; builds nothing). ncu flushes caches
+# before each profiled launch (--cache-control all), as khost's cold samples
+# do, and leaves clocks alone (--clock-control none), as khost does.
+# Usage: tools/ncu-compare.sh BUILD_DIR SUITE CASE BACKENDS   (output: a small table)
+set -euo pipefail
+build=$1 suite=$2 case=$3 backends=$4
+work=${OUT:-/tmp}/ncu-compare
+mkdir -p "$work"
+export KHOST_SUITE_PATH="$PWD/suites"
+"$build/khost" --suite "$suite" --case "$case" --backends "$backends" --json "$work/khost.json" >/dev/null
+# One process, no blocking kernel (ncu serialises launches), a few launches per kernel.
+ncu --clock-control none --cache-control all --target-processes all --metrics gpu__time_duration.sum \
+  --launch-skip 3 --launch-count 60 --csv \
+  "$build/khost" --suite "$suite" --case "$case" --backends "$backends" --no-isolate --no-blocking-kernel \
+  --warmup 0 --min-samples 5 --max-time 0.05 >"$work/ncu.csv" 2>"$work/ncu.err" || true
+python3 - "$work/khost.json" "$work/ncu.csv" <<'PY'
+import csv, json, statistics, sys
+rows = [r for r in json.load(open(sys.argv[1]))["rows"] if r["device"] == "cuda" and r["time"]["median_s"]]
+lines = [l for l in open(sys.argv[2]) if l.startswith('"')]
+by_kernel = {}
+for rec in csv.DictReader(lines):
+    if rec.get("Metric Name") != "gpu__time_duration.sum":
+        continue
+    scale = {"nsecond": 1e-9, "usecond": 1e-6, "msecond": 1e-3, "second": 1.0}[rec["Metric Unit"]]
+    by_kernel.setdefault(rec["Kernel Name"], []).append(float(rec["Metric Value"].replace(",", "")) * scale)
+print("khost (cold, median):")
+for r in rows:
+    print(f"  {r['backend']:12} {r['time']['median_s']*1e6:9.2f} us  ({r['time']['samples']} samples)")
+print("ncu gpu__time_duration (median over profiled launches):")
+for name, v in sorted(by_kernel.items(), key=lambda kv: -len(kv[1])):
+    print(f"  {statistics.median(v)*1e6:9.2f} us  n={len(v):3d}  {name[:110]}")
+PY
