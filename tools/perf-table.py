@@ -1,0 +1,40 @@
+#!/usr/bin/env python3
+"""Prints a khost JSON report as a markdown table (for docs/PERF.md).
+
+Usage: tools/perf-table.py REPORT.json [--device cuda|cpu]
+"""
+import argparse
+import json
+
+
+def duration(seconds):
+    if not seconds:
+        return "-"
+    return f"{seconds * 1e6:.2f} us" if seconds < 1e-3 else f"{seconds * 1e3:.2f} ms"
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("report")
+    p.add_argument("--device", help="only rows of this device")
+    a = p.parse_args()
+    doc = json.load(open(a.report))
+    run = doc["run"]
+    print(f"device: {run.get('device')}, {run.get('sm_count')} SMs, L2 {run.get('l2_bytes')} B, measured copy "
+          f"{run.get('peak_gbps') or 0:.0f} GB/s; suite {run.get('suite')}; {run.get('date')}\n")
+    print("| case | params | backend | device | status | median | noise | GB/s | % of copy | speedup |")
+    print("|---|---|---|---|---|---:|---:|---:|---:|---:|")
+    for r in doc["rows"]:
+        if a.device and r["device"] != a.device:
+            continue
+        t = r["time"]
+        cells = [r["case"], r["params"], r["backend"], r["device"], r["status"], duration(t.get("median_s")),
+                 f"{t['noise_pct']:.2f}%" if t.get("noise_pct") is not None else "-",
+                 f"{r['gbps']:.0f}" if r.get("gbps") else "-",
+                 f"{100 * r['peak_fraction']:.1f}%" if r.get("peak_fraction") else "-",
+                 f"{r['speedup']:.2f}x" if r.get("speedup") else "-"]
+        print("| " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main()
