@@ -229,6 +229,27 @@ static int fresh_pass(worker *w, khost__case_data *d)
   return 0;
 }
 
+/* One more timed sample into poisoned outputs, then checked: a kernel that does
+ * less work when called again on the same inputs (as timing does) is caught. */
+static int check_timed(worker *w, int s, khost__timer *timer)
+{
+  khost__err err;
+  khost__check_stats stats;
+  announce(w, s, "timed check");
+  int rc = khost__call_poison(&w->calls[s], &err);
+  if (rc == KHOST__OK) rc = khost__timer_sample(timer, &err);
+  if (rc == KHOST__WORKER_RESTART) return settle(w, s, KHOST__ROW_CRASH, "%s", err.msg), rc;
+  if (rc == KHOST__OK && (rc = device_settled(w, s, &err)) != KHOST__OK)
+    return settle(w, s, KHOST__ROW_CRASH, "CUDA error after a timed call: %s", err.msg), KHOST__WORKER_RESTART;
+  if (rc == KHOST__OK) rc = khost__call_check(&w->calls[s], &stats, &err);
+  if (rc != KHOST__OK) settle(w, s, KHOST__ROW_ERROR, "checking a timed call: %s", err.msg);
+  else if (stats.mismatches)
+    settle(w, s, KHOST__ROW_FAIL, "a timed call left %llu of %llu elements wrong (%llu never written): work skipped "
+           "when called again?", (unsigned long long)stats.mismatches, (unsigned long long)stats.count,
+           (unsigned long long)stats.unwritten);
+  return 0;
+}
+
 /* Samples every active slot in rotating order, one sample each per round, so
  * that drift (clocks, temperature) is shared by all backends instead of
  * favouring whoever ran first. */
@@ -259,6 +280,8 @@ static int measure(worker *w)
       else if (rc != KHOST__OK) settle(w, s, KHOST__ROW_ERROR, "while timing: %s", err.msg), rc = 0;
     }
   }
+  for (int s = 0; s < n && rc == 0; s++)
+    if (w->active[s]) rc = check_timed(w, s, &timers[s]);
   for (int s = 0; s < n; s++) {
     if (w->active[s]) khost__samples_summarize(&timers[s].samples, &w->rows[s].time);
     khost__timer_free(&timers[s]);

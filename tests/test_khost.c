@@ -840,6 +840,7 @@ static fault fault_table[] = {
     {"fault_status", COPY_CASE, "ERROR", "fault plugin reports failure on purpose", "", -1, 1},
     {"fault_decline", COPY_CASE, "SKIP", "fault plugin declines every shape", "", -1, 0},
     {"fault_cached", COPY_CASE, "FAIL", "fresh inputs", "", -1, 1},
+    {"fault_lazy", COPY_CASE, "FAIL", "a timed call left", "", -1, 1},
     {"fault_no_write", COPY_CASE, "FAIL", "never written", "", COPY_ELEMENTS, 1},
     {"fault_write_past_end", COPY_CASE, "FAIL", "out-of-bounds write: out: ", "", -1, 1},
     {"fault_mutate_input", COPY_CASE, "ERROR", "modified its input", "", -1, 1},

@@ -104,10 +104,24 @@ static int run_call(const khost_kernel *k, call *c)
   return k->run(&c->in);
 }
 
+/* Test buffers live until the test's process exits; freed then so that the
+ * sanitizer build's leak check sees only real leaks. */
+#define MAX_TEST_BUFFERS 256
+static void *test_buffers[MAX_TEST_BUFFERS];
+static int ntest_buffers;
+
+static void free_test_buffers(void)
+{
+  while (ntest_buffers > 0) free(test_buffers[--ntest_buffers]);
+}
+
 static void *alloc_zero(size_t bytes)
 {
   void *p = calloc(bytes ? bytes : 1, 1);
   cr_assert_not_null(p);
+  if (ntest_buffers == 0) atexit(free_test_buffers);
+  cr_assert_lt(ntest_buffers, MAX_TEST_BUFFERS);
+  test_buffers[ntest_buffers++] = p;
   return p;
 }
 

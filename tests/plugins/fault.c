@@ -53,6 +53,12 @@ static int run_copy(const khost_input *in)
 #ifdef FAULT_NO_WRITE
   return KHOST_STATUS_OK;
 #endif
+#ifdef FAULT_LAZY
+  /* Skips the work when called again on the same input, as timing does. */
+  static const void *last_input;
+  if (khost_tensor_at(in->inputs, 0)->data == last_input) return KHOST_STATUS_OK;
+  last_input = khost_tensor_at(in->inputs, 0)->data;
+#endif
   transpose(in, out);
 #ifdef FAULT_CACHED
   free(cached);
