@@ -1,6 +1,7 @@
 /* One small plugin per loader failure stage, picked by -DBREAK_<STAGE> at build
  * time (tests/meson.build builds one .so per stage, named for what it proves).
  * With no BREAK_ macro it is a good plugin named by FIXTURE_NAME. */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -34,8 +35,9 @@ static int init_fn(char *err, size_t size)
 {
   (void)err;
   (void)size;
-  volatile int *null_pointer = NULL;
-  return *null_pointer;
+  /* A real segfault signal, not an invalid access a sanitizer would turn into an exit. */
+  raise(SIGSEGV);
+  return KHOST_STATUS_INTERNAL;
 }
 #else
 #define init_fn NULL
