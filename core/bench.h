@@ -12,7 +12,7 @@
 typedef struct khost__samples {
   double *v;
   int n, cap;
-  double spent_s; /* wall time spent sampling, flushes included */
+  double spent_s;          /* wall time spent sampling, flushes included */
   double sum, sum_squares; /* running, so the stopping rule costs O(1) per sample */
 } khost__samples;
 

@@ -61,8 +61,10 @@ int khost__buffer_reset_guards(khost__buffer *b, khost__err *err)
 
 void khost__buffer_free(khost__buffer *b)
 {
-  if (b->base && b->device_type == KHOST_DEVICE_CPU) free(b->base);
-  else if (b->base) khost__cuda_free(b->base);
+  if (b->base && b->device_type == KHOST_DEVICE_CPU)
+    free(b->base);
+  else if (b->base)
+    khost__cuda_free(b->base);
   memset(b, 0, sizeof *b);
 }
 

@@ -28,8 +28,8 @@ static void build_input(khost__call *k, int device_type, int device_id, int num_
   khost__case_data *d = k->data;
   int slot = khost__device_slot(device_type);
   for (int t = 0; t < d->set.ninputs; t++)
-    describe_tensor(&k->tensors[t], &d->set.inputs[t], d->in[slot][t].data, device_type, device_id, d->shapes[t],
-                    d->strides[t]);
+    describe_tensor(&k->tensors[t], &d->set.inputs[t], d->in[slot][t].data, device_type, device_id,
+                    d->shapes[t], d->strides[t]);
   for (int t = 0; t < d->set.noutputs; t++) {
     int i = d->set.ninputs + t;
     describe_tensor(&k->tensors[i], &d->set.outputs[t], k->out[t].data, device_type, device_id, d->shapes[i],
@@ -56,7 +56,8 @@ static int ask_plugin(khost__call *k, size_t *workspace, khost__err *err)
   k->error[0] = '\0';
   int rc = supports ? supports(&k->input) : KHOST_STATUS_OK;
   if (rc == KHOST_STATUS_UNSUPPORTED)
-    return khost__errorf(err, KHOST__CALL_DECLINED, "declined: %s", k->error[0] ? k->error : "(no reason given)");
+    return khost__errorf(err, KHOST__CALL_DECLINED, "declined: %s",
+                         k->error[0] ? k->error : "(no reason given)");
   if (rc != KHOST_STATUS_OK)
     return khost__errorf(err, KHOST__E_FAIL, "supports() returned status %d: %s", rc, k->error);
   khost_workspace_fn query = khost__kernel_workspace(k->kernel);
@@ -137,7 +138,8 @@ static int check_outputs(khost__call *k, khost__check_stats *stats, khost__err *
 int khost__call_check(khost__call *k, khost__check_stats *stats, khost__err *err)
 {
   int rc = check_outputs(k, stats, err);
-  if (rc == KHOST__OK && k->workspace.base && (rc = khost__buffer_check_guards(&k->workspace, "workspace", err)))
+  if (rc == KHOST__OK && k->workspace.base &&
+      (rc = khost__buffer_check_guards(&k->workspace, "workspace", err)))
     return rc == KHOST__E_FAIL ? KHOST__CALL_GUARD : rc;
   if (rc == KHOST__OK) rc = khost__case_data_check_inputs(k->data, k->kernel->device_type, err);
   return rc == KHOST__E_FAIL ? KHOST__CALL_MUTATED : rc;

@@ -8,8 +8,8 @@
 
 /* Statuses beyond core/error.h's, so the worker can tell the row status apart. */
 #define KHOST__CALL_DECLINED 100 /* supports() said no (reason in err) */
-#define KHOST__CALL_GUARD 101    /* a guard band was overwritten */
-#define KHOST__CALL_MUTATED 102  /* an input changed */
+#define KHOST__CALL_GUARD    101 /* a guard band was overwritten */
+#define KHOST__CALL_MUTATED  102 /* an input changed */
 
 typedef struct khost__call {
   const khost_kernel *kernel;

@@ -15,7 +15,8 @@ static void describe(khost__case_data *d)
     d->params[d->nparams++].value = d->c->params[i];
   }
   for (int t = 0; t < d->set.ninputs + d->set.noutputs; t++) {
-    const khost__tensor_spec *s = t < d->set.ninputs ? &d->set.inputs[t] : &d->set.outputs[t - d->set.ninputs];
+    const khost__tensor_spec *s =
+        t < d->set.ninputs ? &d->set.inputs[t] : &d->set.outputs[t - d->set.ninputs];
     int64_t stride = 1;
     for (int k = s->ndim - 1; k >= 0; k--) {
       d->shapes[t][k] = s->shape[k];
@@ -74,7 +75,8 @@ int khost__case_data_clone_device(khost__case_data *copy, const khost__case_data
   int rc = KHOST__OK;
   for (int t = 0; t < d->set.ninputs && rc == KHOST__OK; t++) {
     rc = khost__buffer_alloc(&copy->in[1][t], KHOST_DEVICE_CUDA, d->in[1][t].nbytes, err);
-    if (rc == KHOST__OK) rc = khost__cuda_copy(copy->in[1][t].data, d->in[1][t].data, d->in[1][t].nbytes, err);
+    if (rc == KHOST__OK)
+      rc = khost__cuda_copy(copy->in[1][t].data, d->in[1][t].data, d->in[1][t].nbytes, err);
   }
   if (rc != KHOST__OK) khost__case_data_free(copy);
   return rc;

@@ -17,11 +17,7 @@ extern const khost__op khost__op_reduce_sum;
 extern const khost__op khost__op_softmax_online;
 
 static const khost__op *const all_ops[] = {
-  &khost__op_nvfp4_gemv,
-  &khost__op_copy_transpose,
-  &khost__op_reduce_sum,
-  &khost__op_softmax_online,
-  NULL,
+    &khost__op_nvfp4_gemv, &khost__op_copy_transpose, &khost__op_reduce_sum, &khost__op_softmax_online, NULL,
 };
 
 const khost__op *const *khost__catalog_ops(void)
@@ -93,12 +89,12 @@ typedef struct dtype_info {
 } dtype_info;
 
 static const dtype_info dtypes[KHOST__DT_COUNT] = {
-  [KHOST__DT_FP16] = {"fp16", {KHOST_DTYPE_FLOAT, 16, 1}},
-  [KHOST__DT_BF16] = {"bf16", {KHOST_DTYPE_BFLOAT, 16, 1}},
-  [KHOST__DT_FP32] = {"fp32", {KHOST_DTYPE_FLOAT, 32, 1}},
-  [KHOST__DT_E4M3] = {"e4m3", {KHOST_DTYPE_FLOAT8_E4M3FN, 8, 1}},
-  [KHOST__DT_E2M1] = {"e2m1", {KHOST_DTYPE_FLOAT4_E2M1FN, 4, 1}},
-  [KHOST__DT_U8] = {"u8", {KHOST_DTYPE_UINT, 8, 1}},
+    [KHOST__DT_FP16] = {"fp16", {KHOST_DTYPE_FLOAT, 16, 1}},
+    [KHOST__DT_BF16] = {"bf16", {KHOST_DTYPE_BFLOAT, 16, 1}},
+    [KHOST__DT_FP32] = {"fp32", {KHOST_DTYPE_FLOAT, 32, 1}},
+    [KHOST__DT_E4M3] = {"e4m3", {KHOST_DTYPE_FLOAT8_E4M3FN, 8, 1}},
+    [KHOST__DT_E2M1] = {"e2m1", {KHOST_DTYPE_FLOAT4_E2M1FN, 4, 1}},
+    [KHOST__DT_U8] = {"u8", {KHOST_DTYPE_UINT, 8, 1}},
 };
 
 const char *khost__dtype_name(khost__dtype_id id)
@@ -286,8 +282,10 @@ static int check_tensor(const khost__case *c, const khost__tensor_spec *t, khost
 {
   if (t->nbytes <= KHOST__MAX_TENSOR_BYTES) return 0;
   if (t->nbytes == SIZE_MAX) {
-    return khost__errorf(err, KHOST__E_CONFIG, "case %s: %s needs tensor %s to take at most %zu bytes, but "
-                         "its size overflows", c->name, c->op->name, t->name, KHOST__MAX_TENSOR_BYTES);
+    return khost__errorf(err, KHOST__E_CONFIG,
+                         "case %s: %s needs tensor %s to take at most %zu bytes, but "
+                         "its size overflows",
+                         c->name, c->op->name, t->name, KHOST__MAX_TENSOR_BYTES);
   }
   return khost__errorf(err, KHOST__E_CONFIG, "case %s: %s needs tensor %s to take at most %zu bytes, got %zu",
                        c->name, c->op->name, t->name, KHOST__MAX_TENSOR_BYTES, t->nbytes);

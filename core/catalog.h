@@ -11,9 +11,9 @@
 #include "error.h"
 #include "khost/plugin.h"
 
-#define KHOST__MAX_PARAMS 8
+#define KHOST__MAX_PARAMS  8
 #define KHOST__MAX_TENSORS 8
-#define KHOST__NAME_MAX 64
+#define KHOST__NAME_MAX    64
 
 /* The kinds of case parameters. DTYPE values are stored as khost__dtype_id. */
 typedef enum { KHOST__PARAM_INT, KHOST__PARAM_DTYPE } khost__param_kind;
@@ -106,7 +106,7 @@ int khost__op_param_index(const khost__op *op, const char *name);
 int64_t khost__case_param(const khost__case *c, const char *name);
 
 /* dtype helpers. */
-const char *khost__dtype_name(khost__dtype_id id);          /* "fp16", ... */
+const char *khost__dtype_name(khost__dtype_id id);           /* "fp16", ... */
 int khost__dtype_parse(const char *s, khost__dtype_id *out); /* 0 when known */
 size_t khost__dtype_bits(khost__dtype_id id);
 khost_dtype khost__dtype_abi(khost__dtype_id id); /* DLPack-coded ABI dtype */

@@ -99,5 +99,6 @@ void khost__check_merge(khost__check_stats *a, const khost__check_stats *b)
   a->mismatches += b->mismatches;
   a->max_abs = fmax(a->max_abs, b->max_abs);
   a->max_rel = fmax(a->max_rel, b->max_rel);
-  for (int i = 0; i < b->nshown && a->nshown < KHOST__MAX_MISMATCHES; i++) a->shown[a->nshown++] = b->shown[i];
+  for (int i = 0; i < b->nshown && a->nshown < KHOST__MAX_MISMATCHES; i++)
+    a->shown[a->nshown++] = b->shown[i];
 }

@@ -6,10 +6,10 @@
 
 /* Column names, in the order khost__csv_write_row writes the fields. */
 static const char *const columns[] = {
-  "case", "op", "params", "backend", "device", "status", "message", "atol", "rtol",
-  "count", "mismatches", "unwritten", "max_abs", "max_rel", "mean_abs",
-  "samples", "median_s", "mean_s", "min_s", "max_s", "stddev_s", "noise_pct",
-  "flops", "bytes", "gbps", "tflops", "peak_fraction", "speedup", "is_baseline",
+    "case",     "op",     "params",        "backend",   "device",      "status",    "message",  "atol",
+    "rtol",     "count",  "mismatches",    "unwritten", "max_abs",     "max_rel",   "mean_abs", "samples",
+    "median_s", "mean_s", "min_s",         "max_s",     "stddev_s",    "noise_pct", "flops",    "bytes",
+    "gbps",     "tflops", "peak_fraction", "speedup",   "is_baseline",
 };
 
 typedef struct line {
@@ -19,15 +19,13 @@ typedef struct line {
 
 static void separate(line *l)
 {
-  if (l->nfields++ > 0)
-    fputc(',', l->f);
+  if (l->nfields++ > 0) fputc(',', l->f);
 }
 
 static int needs_quotes(const char *s, size_t n)
 {
   for (size_t i = 0; i < n; i++)
-    if (strchr(",\"\r\n", s[i]))
-      return 1;
+    if (strchr(",\"\r\n", s[i])) return 1;
   return 0;
 }
 
@@ -43,8 +41,7 @@ static void text(line *l, const char *s, size_t size)
   }
   fputc('"', l->f);
   for (size_t i = 0; i < n; i++) {
-    if (s[i] == '"')
-      fputc('"', l->f);
+    if (s[i] == '"') fputc('"', l->f);
     fputc(s[i], l->f);
   }
   fputc('"', l->f);
@@ -55,8 +52,7 @@ static void text(line *l, const char *s, size_t size)
 static void number(line *l, double v, int known)
 {
   separate(l);
-  if (known)
-    fprintf(l->f, "%.15g", v);
+  if (known) fprintf(l->f, "%.15g", v);
 }
 
 static void integer(line *l, uint64_t v)
@@ -133,8 +129,7 @@ int khost__csv_open(const char *path, FILE **out, khost__err *err)
 {
   int rc;
   FILE *f = fopen(path, "w");
-  if (!f)
-    return khost__errorf(err, KHOST__E_IO, "CSV report: cannot create %s: %s", path, strerror(errno));
+  if (!f) return khost__errorf(err, KHOST__E_IO, "CSV report: cannot create %s: %s", path, strerror(errno));
   rc = khost__csv_write_header(f, err);
   if (rc != KHOST__OK) {
     fclose(f);

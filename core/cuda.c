@@ -17,8 +17,8 @@
 /* The flush writes max(2x L2, this): a device that reports a small or zero L2
  * must still have its cache evicted. */
 #define FLUSH_MIN_BYTES ((size_t)128 << 20)
-#define COPY_MAX_BYTES ((size_t)2 << 30)
-#define COPY_SAMPLES 7
+#define COPY_MAX_BYTES  ((size_t)2 << 30)
+#define COPY_SAMPLES    7
 
 struct khost__cuda_graph {
   cudaGraphExec_t exec;
@@ -43,10 +43,13 @@ typedef int (*enqueue_fn)(void *ctx, khost__err *err);
 static int is_sticky(cudaError_t e)
 {
   static const cudaError_t sticky[] = {
-    cudaErrorIllegalAddress, cudaErrorLaunchFailure, cudaErrorLaunchTimeout, cudaErrorAssert,
-    cudaErrorHardwareStackError, cudaErrorIllegalInstruction, cudaErrorMisalignedAddress,
-    cudaErrorInvalidAddressSpace, cudaErrorInvalidPc, cudaErrorTensorMemoryLeak, cudaErrorContained,
-    cudaErrorMpsClientTerminated, cudaErrorExternalDevice,
+      cudaErrorIllegalAddress,     cudaErrorLaunchFailure,
+      cudaErrorLaunchTimeout,      cudaErrorAssert,
+      cudaErrorHardwareStackError, cudaErrorIllegalInstruction,
+      cudaErrorMisalignedAddress,  cudaErrorInvalidAddressSpace,
+      cudaErrorInvalidPc,          cudaErrorTensorMemoryLeak,
+      cudaErrorContained,          cudaErrorMpsClientTerminated,
+      cudaErrorExternalDevice,
   };
   for (size_t i = 0; i < sizeof sticky / sizeof sticky[0]; i++)
     if (e == sticky[i]) return 1;
@@ -94,11 +97,11 @@ static int read_info(int ordinal, khost__device_info *info, khost__err *err)
     enum cudaDeviceAttr attr;
     int *value;
   } ints[] = {
-    {cudaDevAttrComputeCapabilityMajor, &info->cc_major},
-    {cudaDevAttrComputeCapabilityMinor, &info->cc_minor},
-    {cudaDevAttrMultiProcessorCount, &info->sm_count},
-    {cudaDevAttrClockRate, &info->sm_clock_mhz},
-    {cudaDevAttrMemoryClockRate, &info->mem_clock_mhz},
+      {cudaDevAttrComputeCapabilityMajor, &info->cc_major},
+      {cudaDevAttrComputeCapabilityMinor, &info->cc_minor},
+      {cudaDevAttrMultiProcessorCount, &info->sm_count},
+      {cudaDevAttrClockRate, &info->sm_clock_mhz},
+      {cudaDevAttrMemoryClockRate, &info->mem_clock_mhz},
   };
   struct cudaDeviceProp prop;
   int l2 = 0, rc = CUDA_CALL(err, cudaGetDeviceProperties(&prop, ordinal));
@@ -254,7 +257,8 @@ static int timed_region(enqueue_fn enqueue, void *ctx, int cold, double *seconds
   if (state.flags[1])
     return khost__errorf(err, KHOST__CUDA_DISCARDED,
                          "sample discarded: queueing it took longer than the %.1f s the blocking kernel "
-                         "waits (too many calls for the launch queue?)", BLOCKER_TIMEOUT_NS * 1e-9);
+                         "waits (too many calls for the launch queue?)",
+                         BLOCKER_TIMEOUT_NS * 1e-9);
   *seconds = ms * 1e-3;
   return KHOST__OK;
 }
@@ -279,8 +283,10 @@ int khost__cuda_time(khost__cuda_call_fn call, void *arg, int first, int calls, 
   call_batch b = {call, arg, first, calls, KHOST_STATUS_OK};
   int rc = timed_region(enqueue_calls, &b, cold, seconds, err);
   *kernel_status = b.status;
-  if (b.status != KHOST_STATUS_OK || calls <= 0) *seconds = 0;
-  else *seconds /= calls;
+  if (b.status != KHOST_STATUS_OK || calls <= 0)
+    *seconds = 0;
+  else
+    *seconds /= calls;
   return rc;
 }
 

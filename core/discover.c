@@ -35,7 +35,8 @@ int khost__discover(khost__registry *reg, const khost__options *o, khost__err *e
   int rc = add_exe_dir(reg, err);
   if (rc == KHOST__OK) rc = add_path_list(reg, getenv("KHOST_PLUGIN_PATH"), err);
   if (rc == KHOST__OK) rc = khost__registry_add_dir(reg, KHOST_PLUGIN_INSTALL_DIR, err);
-  for (int i = 0; i < o->nplugin_dirs && rc == KHOST__OK; i++) rc = khost__registry_add_dir(reg, o->plugin_dirs[i], err);
+  for (int i = 0; i < o->nplugin_dirs && rc == KHOST__OK; i++)
+    rc = khost__registry_add_dir(reg, o->plugin_dirs[i], err);
   for (int i = 0; i < o->nplugin_files && rc == KHOST__OK; i++)
     rc = khost__registry_add_file(reg, o->plugin_files[i], err);
   if (rc == KHOST__OK) rc = khost__registry_probe_init(reg, err);
@@ -63,6 +64,6 @@ void khost__discover_list(FILE *out, const khost__registry *reg)
   }
   fprintf(out, "load failures (%d):\n", reg->nfailures);
   for (int i = 0; i < reg->nfailures; i++)
-    fprintf(out, "  %s\n    stage %s: %s\n", reg->failures[i].path, khost__load_stage_name(reg->failures[i].stage),
-            reg->failures[i].reason);
+    fprintf(out, "  %s\n    stage %s: %s\n", reg->failures[i].path,
+            khost__load_stage_name(reg->failures[i].stage), reg->failures[i].reason);
 }

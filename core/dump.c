@@ -14,8 +14,8 @@ static int make_dir(const char *path)
 }
 
 /* DIR/<case>/<prefix><tensor>.npy into path; -1 when the folder cannot be made. */
-static int dump_path(const khost__options *o, const khost__case_data *d, const char *prefix, const char *tensor,
-                     char *path, size_t n)
+static int dump_path(const khost__options *o, const khost__case_data *d, const char *prefix,
+                     const char *tensor, char *path, size_t n)
 {
   snprintf(path, n, "%s/%s", o->dump, d->c->name);
   if (make_dir(o->dump) != 0 || make_dir(path) != 0) {

@@ -20,7 +20,6 @@ typedef struct khost__err {
 } khost__err;
 
 /* Formats a message into err (if not NULL) and returns code. */
-int khost__errorf(khost__err *err, int code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+int khost__errorf(khost__err *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif

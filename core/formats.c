@@ -140,8 +140,8 @@ static uint32_t ieee_encode(double x, ieee_format f)
   e = exp_field - 1023; /* x = sig * 2^(e - 52) */
   if (e > bias) return sign | inf;
   if (e < emin) return sign | (uint32_t)shift_round_even(sig, emin - e + 52 - f.mant_bits);
-  return sign | (((uint32_t)(e + bias) << f.mant_bits)
-                 + ((uint32_t)shift_round_even(sig, 52 - f.mant_bits) - (1u << f.mant_bits)));
+  return sign | (((uint32_t)(e + bias) << f.mant_bits) +
+                 ((uint32_t)shift_round_even(sig, 52 - f.mant_bits) - (1u << f.mant_bits)));
 }
 
 double khost__fp16_decode(uint16_t h)

@@ -8,7 +8,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-
 static const char *const stage_names[KHOST__STAGE_COUNT] = {
     "dlopen", "symbol", "entry", "magic", "abi", "struct_size", "descriptor", "duplicate", "init",
 };
@@ -18,8 +17,8 @@ const char *khost__load_stage_name(khost__load_stage stage)
   return stage < KHOST__STAGE_COUNT ? stage_names[stage] : "?";
 }
 
-int khost__registry_add_failure(khost__registry *reg, const char *path, khost__load_stage stage, const char *reason,
-                       khost__err *err)
+int khost__registry_add_failure(khost__registry *reg, const char *path, khost__load_stage stage,
+                                const char *reason, khost__err *err)
 {
   khost__load_failure *grown = realloc(reg->failures, (size_t)(reg->nfailures + 1) * sizeof *grown);
   if (!grown) return khost__errorf(err, KHOST__E_NOMEM, "out of memory recording a plugin failure");
@@ -51,7 +50,8 @@ static int check_kernel(const khost_kernel *k, int i, char *why, size_t n)
 static int duplicate_kernel(const khost_plugin *d, int i)
 {
   for (int j = 0; j < i; j++)
-    if (d->kernels[j]->device_type == d->kernels[i]->device_type && !strcmp(d->kernels[j]->op, d->kernels[i]->op))
+    if (d->kernels[j]->device_type == d->kernels[i]->device_type &&
+        !strcmp(d->kernels[j]->op, d->kernels[i]->op))
       return 1;
   return 0;
 }
@@ -181,7 +181,6 @@ static int ends_with_so(const char *name)
   return n > 3 && !strcmp(name + n - 3, ".so");
 }
 
-
 /* Plugins in dir (and, when depth > 0, its subfolders), in name order. */
 static int scan(khost__registry *reg, const char *dir, int depth, khost__err *err)
 {
@@ -195,8 +194,10 @@ static int scan(khost__registry *reg, const char *dir, int depth, khost__err *er
     struct stat st;
     if (name[0] == '.' || snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path) continue;
     if (stat(path, &st) != 0) continue;
-    if (S_ISDIR(st.st_mode) && depth > 0) rc = scan(reg, path, depth - 1, err);
-    else if (S_ISREG(st.st_mode) && ends_with_so(name)) rc = khost__registry_add_file(reg, path, err);
+    if (S_ISDIR(st.st_mode) && depth > 0)
+      rc = scan(reg, path, depth - 1, err);
+    else if (S_ISREG(st.st_mode) && ends_with_so(name))
+      rc = khost__registry_add_file(reg, path, err);
   }
   for (int i = 0; i < n; i++) free(list[i]);
   free(list);

@@ -60,7 +60,8 @@ static void describe_device(khost__run_info *info, const khost__device_info *d)
   info->peak_gbps = d->peak_gbps;
 }
 
-static int case_done(void *ctx, const khost__row *rows, int n, const khost__device_info *device, khost__err *err)
+static int case_done(void *ctx, const khost__row *rows, int n, const khost__device_info *device,
+                     khost__err *err)
 {
   reports *r = ctx;
   if (device) describe_device(&r->info, device);
@@ -90,11 +91,13 @@ static int close_reports(reports *r, const khost__options *o, int finished, khos
 {
   int rc = KHOST__OK;
   if (finished)
-    rc = khost__table_print(stdout, &r->info, r->rows, r->nrows, o->baseline ? o->baseline : o->reference, err);
+    rc = khost__table_print(stdout, &r->info, r->rows, r->nrows, o->baseline ? o->baseline : o->reference,
+                            err);
   if (r->json && finished && rc == KHOST__OK) rc = khost__json_finish(r->json, err);
   khost__json_free(r->json);
   khost__err csv_err;
-  if (r->csv && khost__csv_close(r->csv, &csv_err) != KHOST__OK && rc == KHOST__OK) *err = csv_err, rc = KHOST__E_IO;
+  if (r->csv && khost__csv_close(r->csv, &csv_err) != KHOST__OK && rc == KHOST__OK)
+    *err = csv_err, rc = KHOST__E_IO;
   free(r->rows);
   return rc;
 }
@@ -139,7 +142,8 @@ int main(int argc, char **argv)
   int status = 2;
   if (khost__cli_parse(argc, argv, &o, &err) != KHOST__OK) goto fail;
   if (o.help) return khost__cli_usage(stdout), 0;
-  if (o.version) return printf("khost %s (plugin ABI %d.%d)\n", KHOST_VERSION, KHOST_ABI_MAJOR, KHOST_ABI_MINOR), 0;
+  if (o.version)
+    return printf("khost %s (plugin ABI %d.%d)\n", KHOST_VERSION, KHOST_ABI_MAJOR, KHOST_ABI_MINOR), 0;
   if (khost__discover(&reg, &o, &err) != KHOST__OK) goto fail;
   if (o.list) {
     khost__discover_list(stdout, &reg);

@@ -12,12 +12,12 @@
 #endif
 
 #define PREAMBLE 10 /* magic (6 bytes), version (2), header length (2, little-endian) */
-#define ALIGN 64    /* numpy pads headers so that the data starts 64-byte aligned, ready to map */
+#define ALIGN    64 /* numpy pads headers so that the data starts 64-byte aligned, ready to map */
 #define MAX_DIMS 32 /* numpy 1.x's limit, and what the header buffer is sized for */
 
 static const char *const descr_of[KHOST__DT_COUNT] = {
-  [KHOST__DT_FP16] = "<f2", [KHOST__DT_BF16] = "<u2", [KHOST__DT_FP32] = "<f4",
-  [KHOST__DT_E4M3] = "|u1", [KHOST__DT_E2M1] = "|u1", [KHOST__DT_U8] = "|u1",
+    [KHOST__DT_FP16] = "<f2", [KHOST__DT_BF16] = "<u2", [KHOST__DT_FP32] = "<f4",
+    [KHOST__DT_E4M3] = "|u1", [KHOST__DT_E2M1] = "|u1", [KHOST__DT_U8] = "|u1",
 };
 
 int khost__npy_layout_of(khost__dtype_id dtype, int ndim, const int64_t *shape, khost__npy_layout *out,
@@ -85,18 +85,15 @@ int khost__npy_write(const char *path, const char *descr, int ndim, const int64_
   char header[MAX_DIMS * 22 + 64 + ALIGN];
   size_t item = 0, expected = 0, hlen;
   int rc = item_size(descr, &item, err);
-  if (rc == KHOST__OK)
-    rc = shape_bytes(ndim, shape, item, &expected, err);
-  if (rc != KHOST__OK)
-    return rc;
+  if (rc == KHOST__OK) rc = shape_bytes(ndim, shape, item, &expected, err);
+  if (rc != KHOST__OK) return rc;
   if (expected != nbytes)
     return khost__errorf(err, KHOST__E_CONFIG, "npy %s: the shape needs %zu bytes of %s, got %zu", path,
                          expected, descr, nbytes);
   hlen = format_header(header, sizeof header, descr, ndim, shape);
   unsigned char preamble[PREAMBLE] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, hlen & 0xff, hlen >> 8};
   FILE *f = fopen(path, "wb");
-  if (!f)
-    return khost__errorf(err, KHOST__E_IO, "npy: cannot create %s: %s", path, strerror(errno));
+  if (!f) return khost__errorf(err, KHOST__E_IO, "npy: cannot create %s: %s", path, strerror(errno));
   int ok = fwrite(preamble, 1, PREAMBLE, f) == PREAMBLE && fwrite(header, 1, hlen, f) == hlen &&
            (nbytes == 0 || fwrite(data, 1, nbytes, f) == nbytes);
   ok &= fclose(f) == 0;
@@ -112,7 +109,6 @@ int khost__npy_write_tensor(const char *path, const khost__tensor_spec *spec, co
 {
   khost__npy_layout layout;
   int rc = khost__npy_layout_of(spec->dtype, spec->ndim, spec->shape, &layout, err);
-  if (rc != KHOST__OK)
-    return rc;
+  if (rc != KHOST__OK) return rc;
   return khost__npy_write(path, layout.descr, layout.ndim, layout.shape, data, spec->nbytes, err);
 }

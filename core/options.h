@@ -18,12 +18,12 @@ typedef struct khost__options {
   const char *plugin_files[KHOST__MAX_PATHS];
   int nplugin_files;
   int list, strict, help, version;
-  int hot;          /* time back-to-back calls instead of flushing L2 first */
-  int graph_calls;  /* --graph N: time N calls captured in one CUDA graph (0: off) */
-  int no_isolate;   /* run in-process (debugging) */
+  int hot;                /* time back-to-back calls instead of flushing L2 first */
+  int graph_calls;        /* --graph N: time N calls captured in one CUDA graph (0: off) */
+  int no_isolate;         /* run in-process (debugging) */
   int no_blocking_kernel; /* time without holding the stream (for profilers) */
-  int device;       /* CUDA ordinal */
-  int threads;      /* CPU kernels' threads */
+  int device;             /* CUDA ordinal */
+  int threads;            /* CPU kernels' threads */
   int min_samples;
   double warmup_s, max_noise_pct, max_time_s, timeout_s;
   const char *command_line; /* for reports; static buffer owned by cli.c */

@@ -30,7 +30,7 @@ typedef struct khost__run_info {
 /* One backend (plugin and device) across all cases. */
 typedef struct khost__backend_summary {
   char name[64];
-  char device[8]; /* a plugin's CPU and CUDA kernels are summarised apart */
+  char device[8];         /* a plugin's CPU and CUDA kernels are summarised apart */
   int speedup_cases;      /* PASS rows with a speedup */
   double geomean_speedup; /* over those rows; 0 when there is none */
   int wins;               /* cases where this backend was the fastest PASS */

@@ -52,10 +52,10 @@ typedef struct khost__row {
   double atol, rtol;
   khost__check_stats check;
   khost__timing time;
-  double flops, bytes;      /* the op's counts for this case */
-  double gbps, tflops;      /* from the median; 0 when not timed */
-  double peak_fraction;     /* of the measured peak bandwidth (GPU), 0 when unknown */
-  double speedup;           /* baseline median / this median; 0 when not comparable */
+  double flops, bytes;  /* the op's counts for this case */
+  double gbps, tflops;  /* from the median; 0 when not timed */
+  double peak_fraction; /* of the measured peak bandwidth (GPU), 0 when unknown */
+  double speedup;       /* baseline median / this median; 0 when not comparable */
   int is_baseline;
 } khost__row;
 

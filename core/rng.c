@@ -5,10 +5,10 @@
 
 /* Constants of Philox4x32 (Salmon et al., SC'11): the round multipliers, and the
  * Weyl sequence increments (golden ratio and sqrt(3)-1) that bump the key. */
-#define PHILOX_M0 UINT32_C(0xD2511F53)
-#define PHILOX_M1 UINT32_C(0xCD9E8D57)
-#define PHILOX_W0 UINT32_C(0x9E3779B9)
-#define PHILOX_W1 UINT32_C(0xBB67AE85)
+#define PHILOX_M0     UINT32_C(0xD2511F53)
+#define PHILOX_M1     UINT32_C(0xCD9E8D57)
+#define PHILOX_W0     UINT32_C(0x9E3779B9)
+#define PHILOX_W1     UINT32_C(0xBB67AE85)
 #define PHILOX_ROUNDS 10
 
 static void philox_round(uint32_t x[4], const uint32_t key[2])

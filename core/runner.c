@@ -43,7 +43,9 @@ static void split_baseline(const char *spec, char *name, size_t n, int *device)
   *device = 0;
   if (!colon) return;
   *colon = '\0';
-  *device = !strcmp(colon + 1, "cpu") ? KHOST_DEVICE_CPU : !strcmp(colon + 1, "cuda") ? KHOST_DEVICE_CUDA : -1;
+  *device = !strcmp(colon + 1, "cpu")    ? KHOST_DEVICE_CPU
+            : !strcmp(colon + 1, "cuda") ? KHOST_DEVICE_CUDA
+                                         : -1;
 }
 
 static int check_name(const khost__registry *reg, const char *what, const char *name, khost__err *err)
@@ -90,7 +92,8 @@ static void describe_row(const case_run *r, int s)
   snprintf(row->op, sizeof row->op, "%s", c->op->name);
   khost__case_format_params(c, row->params, sizeof row->params);
   snprintf(row->backend, sizeof row->backend, "%s", r->reg->plugins[r->slots[s].plugin].desc->name);
-  snprintf(row->device, sizeof row->device, "%s", r->slots[s].device_type == KHOST_DEVICE_CUDA ? "cuda" : "cpu");
+  snprintf(row->device, sizeof row->device, "%s",
+           r->slots[s].device_type == KHOST_DEVICE_CUDA ? "cuda" : "cpu");
   row->atol = c->atol;
   row->rtol = c->rtol;
   row->flops = c->op->flops(c);
@@ -161,7 +164,8 @@ static void blame(case_run *r, int current, const char *phase, const khost__chil
   char message[512];
   khost__row_status status = end->timed_out ? KHOST__ROW_TIMEOUT : KHOST__ROW_CRASH;
   if (end->timed_out)
-    snprintf(message, sizeof message, "silent for longer than --timeout %g s during %s", r->o->timeout_s, phase);
+    snprintf(message, sizeof message, "silent for longer than --timeout %g s during %s", r->o->timeout_s,
+             phase);
   else if (end->exited)
     snprintf(message, sizeof message, "the process exited with status %d during %s (exit() called?)",
              end->exit_code, phase);
@@ -251,8 +255,14 @@ static int run_in_process(khost__worker_job *job, khost__child *child, khost__er
 static int run_workers(case_run *r, double *peak, khost__err *err)
 {
   while (any_pending(r)) {
-    khost__worker_job job = {.o = r->o, .reg = r->reg, .c = r->c, .nslots = r->nslots, .slots = r->slots,
-                             .pending = r->pending, .oracle_plugin = r->oracle, .known_peak_gbps = *peak};
+    khost__worker_job job = {.o = r->o,
+                             .reg = r->reg,
+                             .c = r->c,
+                             .nslots = r->nslots,
+                             .slots = r->slots,
+                             .pending = r->pending,
+                             .oracle_plugin = r->oracle,
+                             .known_peak_gbps = *peak};
     khost__child child;
     int rc = r->o->no_isolate ? run_in_process(&job, &child, err)
                               : khost__child_start(&child, khost__worker_main, &job, err);

@@ -12,8 +12,8 @@
 
 /* Receives each case's rows as soon as the case is finished (rows borrowed
  * for the call); device is NULL until a worker has reported a GPU. */
-typedef int (*khost__case_done_fn)(void *ctx, const khost__row *rows, int nrows, const khost__device_info *device,
-                                   khost__err *err);
+typedef int (*khost__case_done_fn)(void *ctx, const khost__row *rows, int nrows,
+                                   const khost__device_info *device, khost__err *err);
 
 /* Checks that --backends, --reference and --baseline name loaded plugins
  * (KHOST__E_CONFIG listing the known names otherwise). */

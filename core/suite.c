@@ -129,8 +129,8 @@ static int check_case_name(parser *p, int line, const char *name)
     return fail(p, line, KHOST__E_CONFIG, "case name '%s...' is longer than %d characters", name,
                 KHOST__CASE_NAME_MAX);
   if (strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != len)
-    return fail(p, line, KHOST__E_CONFIG,
-                "case name '%s' may hold only letters, digits, '_', '.' and '-'", name);
+    return fail(p, line, KHOST__E_CONFIG, "case name '%s' may hold only letters, digits, '_', '.' and '-'",
+                name);
   for (int i = 0; i < p->ncases; i++)
     if (strcmp(p->cases[i].name, name) == 0)
       return fail(p, line, KHOST__E_CONFIG, "duplicate case name '%s' (first at line %d)", name,
@@ -440,8 +440,9 @@ static int check_op_patterns(const char *ops_csv, khost__err *err)
   while (ops_csv && next_item(&ops_csv, item, sizeof item)) {
     const khost__op *const *op = khost__catalog_ops();
     while (*op && fnmatch(item, (*op)->name, 0) != 0) op++;
-    if (!*op) return khost__errorf(err, KHOST__E_CONFIG, "unknown op '%s' (known ops: %s)", item,
-                                   khost__catalog_names());
+    if (!*op)
+      return khost__errorf(err, KHOST__E_CONFIG, "unknown op '%s' (known ops: %s)", item,
+                           khost__catalog_names());
   }
   return KHOST__OK;
 }

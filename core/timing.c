@@ -79,7 +79,8 @@ static int make_copies(khost__timer *t, size_t l2_bytes, khost__err *err)
   if (t->o->hot || n <= 1) return KHOST__OK;
   t->copy_data = calloc((size_t)n - 1, sizeof *t->copy_data);
   t->copy_calls = calloc((size_t)n - 1, sizeof *t->copy_calls);
-  if (!t->copy_data || !t->copy_calls) return khost__errorf(err, KHOST__E_NOMEM, "out of memory for input copies");
+  if (!t->copy_data || !t->copy_calls)
+    return khost__errorf(err, KHOST__E_NOMEM, "out of memory for input copies");
   for (int j = 0; j < n - 1; j++) {
     int rc = khost__case_data_clone_device(&t->copy_data[j], t->call->data, err);
     if (rc != KHOST__OK) return rc;
@@ -148,14 +149,16 @@ int khost__timing_check_stream(khost__call *call, khost__err *err)
   if (status != KHOST_STATUS_OK) {
     rc = kernel_failure(call, status, err);
   } else if (nodes == 0) {
-    rc = khost__errorf(err, KHOST__E_FAIL, "the kernel enqueued no work on the stream it was given "
-                                           "(its work went to another stream, escaping the timer)");
+    rc = khost__errorf(err, KHOST__E_FAIL,
+                       "the kernel enqueued no work on the stream it was given "
+                       "(its work went to another stream, escaping the timer)");
   } else if ((rc = khost__cuda_sync(err)) == KHOST__OK && (rc = khost__call_poison(call, err)) == KHOST__OK &&
              (rc = khost__cuda_graph_run(graph, err)) == KHOST__OK) {
     khost__check_stats stats;
     rc = khost__call_check(call, &stats, err);
     if (rc == KHOST__OK && stats.mismatches)
-      rc = khost__errorf(err, KHOST__E_FAIL, "replaying the call captured on its stream left %llu of %llu "
+      rc = khost__errorf(err, KHOST__E_FAIL,
+                         "replaying the call captured on its stream left %llu of %llu "
                          "elements wrong: part of its work went to another stream, escaping the timer",
                          (unsigned long long)stats.mismatches, (unsigned long long)stats.count);
   }

@@ -79,7 +79,8 @@ static void start_devices(worker *w)
 {
   const khost__worker_job *job = w->job;
   int wants = 0;
-  for (int s = 0; s < job->nslots; s++) wants |= w->active[s] && job->slots[s].device_type == KHOST_DEVICE_CUDA;
+  for (int s = 0; s < job->nslots; s++)
+    wants |= w->active[s] && job->slots[s].device_type == KHOST_DEVICE_CUDA;
   if (!wants) return;
   khost__device_info info;
   khost__err err;
@@ -91,7 +92,8 @@ static void start_devices(worker *w)
     w->l2_bytes = info.l2_bytes;
     khost__cuda_set_blocking(!job->o->no_blocking_kernel);
     info.peak_gbps = job->known_peak_gbps;
-    if (info.peak_gbps <= 0 && khost__cuda_measure_copy(&info.peak_gbps, &err) != KHOST__OK) info.peak_gbps = 0;
+    if (info.peak_gbps <= 0 && khost__cuda_measure_copy(&info.peak_gbps, &err) != KHOST__OK)
+      info.peak_gbps = 0;
     khost__child_send(w->fd, KHOST__MSG_DEVICE, &info, sizeof info);
   }
   for (int s = 0; s < job->nslots; s++)
@@ -104,8 +106,9 @@ static int run_oracle(worker *w, khost__case_data *d, khost__err *err)
 {
   const khost__plugin *ref = &w->job->reg->plugins[w->job->oracle_plugin];
   const khost_kernel *k = khost__plugin_kernel(ref, d->c->op->name, KHOST_DEVICE_CPU);
-  if (!k) return khost__errorf(err, KHOST__E_FAIL, "plugin '%s' has no CPU kernel for %s", ref->desc->name,
-                               d->c->op->name);
+  if (!k)
+    return khost__errorf(err, KHOST__E_FAIL, "plugin '%s' has no CPU kernel for %s", ref->desc->name,
+                         d->c->op->name);
   announce(w, KHOST__ORACLE_SLOT, "reference init");
   if (!plugin_ready(w, w->job->oracle_plugin))
     return khost__errorf(err, KHOST__E_FAIL, "init failed: %.400s", w->plugin_why[w->job->oracle_plugin]);
@@ -136,14 +139,18 @@ static void settle_mismatch(worker *w, int s, const char *when)
 {
   const khost__check_stats *st = &w->rows[s].check;
   settle(w, s, KHOST__ROW_FAIL, "%s%llu of %llu elements out of tolerance (%llu never written)", when,
-         (unsigned long long)st->mismatches, (unsigned long long)st->count, (unsigned long long)st->unwritten);
+         (unsigned long long)st->mismatches, (unsigned long long)st->count,
+         (unsigned long long)st->unwritten);
 }
 
 static void settle_check_error(worker *w, int s, khost__case_data *d, int rc, const khost__err *err)
 {
-  if (rc == KHOST__CALL_GUARD) settle(w, s, KHOST__ROW_FAIL, "out-of-bounds write: %s", err->msg);
-  else if (rc == KHOST__CALL_MUTATED) settle(w, s, KHOST__ROW_ERROR, "%s", err->msg);
-  else settle(w, s, KHOST__ROW_ERROR, "host failure while checking: %s", err->msg);
+  if (rc == KHOST__CALL_GUARD)
+    settle(w, s, KHOST__ROW_FAIL, "out-of-bounds write: %s", err->msg);
+  else if (rc == KHOST__CALL_MUTATED)
+    settle(w, s, KHOST__ROW_ERROR, "%s", err->msg);
+  else
+    settle(w, s, KHOST__ROW_ERROR, "host failure while checking: %s", err->msg);
   khost__err restore_err;
   /* The next backend must see the generated inputs, not this one's damage. */
   if (rc == KHOST__CALL_MUTATED && khost__case_data_restore(d, &restore_err) != KHOST__OK)
@@ -182,9 +189,12 @@ static int prepare_slot(worker *w, int s, khost__case_data *d)
     return KHOST__E_FAIL;
   }
   announce(w, s, "prepare");
-  int rc = khost__call_prepare(&w->calls[s], slot_kernel(w, s), d, w->job->o->threads, w->job->o->device, &err);
-  if (rc == KHOST__CALL_DECLINED) settle(w, s, KHOST__ROW_SKIP, "%s", err.msg);
-  else if (rc != KHOST__OK) settle(w, s, KHOST__ROW_ERROR, "%s", err.msg);
+  int rc =
+      khost__call_prepare(&w->calls[s], slot_kernel(w, s), d, w->job->o->threads, w->job->o->device, &err);
+  if (rc == KHOST__CALL_DECLINED)
+    settle(w, s, KHOST__ROW_SKIP, "%s", err.msg);
+  else if (rc != KHOST__OK)
+    settle(w, s, KHOST__ROW_ERROR, "%s", err.msg);
   return rc;
 }
 
@@ -202,8 +212,10 @@ static int first_pass(worker *w, int s, khost__case_data *d)
   announce(w, s, "stream check");
   khost__err err;
   rc = khost__timing_check_stream(&w->calls[s], &err);
-  if (rc == KHOST__WORKER_RESTART) settle(w, s, KHOST__ROW_CRASH, "%s", err.msg);
-  else if (rc != KHOST__OK) settle(w, s, KHOST__ROW_ERROR, "%s", err.msg);
+  if (rc == KHOST__WORKER_RESTART)
+    settle(w, s, KHOST__ROW_CRASH, "%s", err.msg);
+  else if (rc != KHOST__OK)
+    settle(w, s, KHOST__ROW_ERROR, "%s", err.msg);
   return rc == KHOST__WORKER_RESTART ? rc : 0;
 }
 
@@ -222,7 +234,8 @@ static int fresh_pass(worker *w, khost__case_data *d)
       w->rows[s].check = first;
     } else if (w->active[s]) {
       char when[96];
-      snprintf(when, sizeof when, "on fresh inputs (seed %llu), a cached result? ", (unsigned long long)d->seed);
+      snprintf(when, sizeof when, "on fresh inputs (seed %llu), a cached result? ",
+               (unsigned long long)d->seed);
       settle_mismatch(w, s, when);
     }
   }
@@ -240,12 +253,16 @@ static int check_timed(worker *w, int s, khost__timer *timer)
   if (rc == KHOST__OK) rc = khost__timer_sample(timer, &err);
   if (rc == KHOST__WORKER_RESTART) return settle(w, s, KHOST__ROW_CRASH, "%s", err.msg), rc;
   if (rc == KHOST__OK && (rc = device_settled(w, s, &err)) != KHOST__OK)
-    return settle(w, s, KHOST__ROW_CRASH, "CUDA error after a timed call: %s", err.msg), KHOST__WORKER_RESTART;
+    return settle(w, s, KHOST__ROW_CRASH, "CUDA error after a timed call: %s", err.msg),
+           KHOST__WORKER_RESTART;
   if (rc == KHOST__OK) rc = khost__call_check(&w->calls[s], &stats, &err);
-  if (rc != KHOST__OK) settle(w, s, KHOST__ROW_ERROR, "checking a timed call: %s", err.msg);
+  if (rc != KHOST__OK)
+    settle(w, s, KHOST__ROW_ERROR, "checking a timed call: %s", err.msg);
   else if (stats.mismatches)
-    settle(w, s, KHOST__ROW_FAIL, "a timed call left %llu of %llu elements wrong (%llu never written): work skipped "
-           "when called again?", (unsigned long long)stats.mismatches, (unsigned long long)stats.count,
+    settle(w, s, KHOST__ROW_FAIL,
+           "a timed call left %llu of %llu elements wrong (%llu never written): work skipped "
+           "when called again?",
+           (unsigned long long)stats.mismatches, (unsigned long long)stats.count,
            (unsigned long long)stats.unwritten);
   return 0;
 }
@@ -264,8 +281,10 @@ static int measure(worker *w)
     announce(w, s, "warm-up");
     khost__err err;
     rc = khost__timer_start(&timers[s], &w->calls[s], o, w->l2_bytes, &err);
-    if (rc == KHOST__WORKER_RESTART) settle(w, s, KHOST__ROW_CRASH, "%s", err.msg);
-    else if (rc != KHOST__OK) settle(w, s, KHOST__ROW_ERROR, "while warming up: %s", err.msg), rc = 0;
+    if (rc == KHOST__WORKER_RESTART)
+      settle(w, s, KHOST__ROW_CRASH, "%s", err.msg);
+    else if (rc != KHOST__OK)
+      settle(w, s, KHOST__ROW_ERROR, "while warming up: %s", err.msg), rc = 0;
   }
   for (int round = 0, busy = 1; busy && rc == 0; round++) {
     busy = 0;
@@ -276,8 +295,10 @@ static int measure(worker *w)
       announce(w, s, "timing");
       khost__err err;
       rc = khost__timer_sample(&timers[s], &err);
-      if (rc == KHOST__WORKER_RESTART) settle(w, s, KHOST__ROW_CRASH, "%s", err.msg);
-      else if (rc != KHOST__OK) settle(w, s, KHOST__ROW_ERROR, "while timing: %s", err.msg), rc = 0;
+      if (rc == KHOST__WORKER_RESTART)
+        settle(w, s, KHOST__ROW_CRASH, "%s", err.msg);
+      else if (rc != KHOST__OK)
+        settle(w, s, KHOST__ROW_ERROR, "while timing: %s", err.msg), rc = 0;
     }
   }
   for (int s = 0; s < n && rc == 0; s++)

@@ -85,8 +85,8 @@ typedef struct dtype_row {
 Test(dtype, names_bits_and_dlpack_codes)
 {
   static const dtype_row rows[] = {
-    {KHOST__DT_FP16, "fp16", 2, 16}, {KHOST__DT_BF16, "bf16", 4, 16}, {KHOST__DT_FP32, "fp32", 2, 32},
-    {KHOST__DT_E4M3, "e4m3", 10, 8}, {KHOST__DT_E2M1, "e2m1", 17, 4}, {KHOST__DT_U8, "u8", 1, 8},
+      {KHOST__DT_FP16, "fp16", 2, 16}, {KHOST__DT_BF16, "bf16", 4, 16}, {KHOST__DT_FP32, "fp32", 2, 32},
+      {KHOST__DT_E4M3, "e4m3", 10, 8}, {KHOST__DT_E2M1, "e2m1", 17, 4}, {KHOST__DT_U8, "u8", 1, 8},
   };
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
     khost__dtype_id parsed;
@@ -128,14 +128,15 @@ typedef struct text_row {
 } text_row;
 
 static text_row bad_texts[] = {
-  {"nvfp4_gemv", "m", "12x", "case perf_x: m = '12x' is not a 64-bit integer"},
-  {"nvfp4_gemv", "k", "", "case perf_x: k = '' is not a 64-bit integer"},
-  {"nvfp4_gemv", "k", "99999999999999999999",
-   "case perf_x: k = '99999999999999999999' is not a 64-bit integer"},
-  {"copy_transpose", "dtype", "fp8", "case perf_x: dtype = 'fp8' is not a dtype (copy_transpose takes fp16, "
-                                      "bf16, fp32)"},
-  {"nvfp4_gemv", "dtype", "fp16",
-   "case perf_x: op nvfp4_gemv has no parameter 'dtype' (parameters: m, k, l)"},
+    {"nvfp4_gemv", "m", "12x", "case perf_x: m = '12x' is not a 64-bit integer"},
+    {"nvfp4_gemv", "k", "", "case perf_x: k = '' is not a 64-bit integer"},
+    {"nvfp4_gemv", "k", "99999999999999999999",
+     "case perf_x: k = '99999999999999999999' is not a 64-bit integer"},
+    {"copy_transpose", "dtype", "fp8",
+     "case perf_x: dtype = 'fp8' is not a dtype (copy_transpose takes fp16, "
+     "bf16, fp32)"},
+    {"nvfp4_gemv", "dtype", "fp16",
+     "case perf_x: op nvfp4_gemv has no parameter 'dtype' (parameters: m, k, l)"},
 };
 
 Test(case_set_param, refuses_bad_text)
@@ -168,35 +169,49 @@ typedef struct rule_row {
 } rule_row;
 
 static rule_row broken_rules[] = {
-  {"nvfp4_gemv", {"m=100", "k=256"}, "case perf_x: nvfp4_gemv needs m to be a multiple of 128, got 100"},
-  {"nvfp4_gemv", {"m=0", "k=256"}, "case perf_x: nvfp4_gemv needs m to be at least 128, got 0"},
-  {"nvfp4_gemv", {"m=2147483776", "k=256"}, "case perf_x: nvfp4_gemv needs m to be at most 2147483648, got "
-                                            "2147483776"},
-  {"nvfp4_gemv", {"m=128", "k=96"}, "case perf_x: nvfp4_gemv needs k to be a multiple of 64, got 96"},
-  {"nvfp4_gemv", {"m=128", "k=-64"}, "case perf_x: nvfp4_gemv needs k to be at least 64, got -64"},
-  {"nvfp4_gemv", {"m=128", "k=64", "l=0"}, "case perf_x: nvfp4_gemv needs l to be at least 1, got 0"},
-  {"nvfp4_gemv", {"k=64", "l=2"}, "case perf_x: missing parameter 'm' for op nvfp4_gemv"},
-  {"nvfp4_gemv", {"m=128"}, "case perf_x: missing parameter 'k' for op nvfp4_gemv"},
-  {"reduce_sum", {"m=4", "n=0"}, "case perf_x: reduce_sum needs n to be at least 1, got 0"},
-  {"reduce_sum", {"m=4"}, "case perf_x: missing parameter 'n' for op reduce_sum"},
-  {"softmax_online", {"m=0", "n=4"}, "case perf_x: softmax_online needs m to be at least 1, got 0"},
-  {"softmax_online", {"m=1", "n=2147483649"}, "case perf_x: softmax_online needs n to be at most 2147483648, "
-                                              "got 2147483649"},
-  {"copy_transpose", {"m=2", "n=2", "dtype=e4m3"},
-   "case perf_x: copy_transpose needs dtype to be one of fp16, bf16, fp32, got e4m3"},
-  {"copy_transpose", {"m=2", "n=2", "dtype=u8"},
-   "case perf_x: copy_transpose needs dtype to be one of fp16, bf16, fp32, got u8"},
-  /* 2^20 x 2^14 fp32 = 64 GiB */
-  {"copy_transpose", {"m=1048576", "n=16384"}, "case perf_x: copy_transpose needs tensor in to take at most "
-                                               "34359738368 bytes, got 68719476736"},
-  /* 2^31 x 2^31 x 4 bytes = 2^64: the product itself overflows */
-  {"reduce_sum", {"m=2147483648", "n=2147483648"}, "case perf_x: reduce_sum needs tensor in to take at most "
-                                                   "34359738368 bytes, but its size overflows"},
-  {"nvfp4_gemv", {"m=2147483648", "k=2147483648", "l=2147483648"},
-   "case perf_x: nvfp4_gemv needs tensor a to take at most 34359738368 bytes, but its size overflows"},
-  /* a: 2^17 * 2^19 / 2 = 2^35 bytes fits exactly; sfa is smaller; c is tiny: accepted. Doubling m is not. */
-  {"nvfp4_gemv", {"m=262144", "k=524288"}, "case perf_x: nvfp4_gemv needs tensor a to take at most "
-                                           "34359738368 bytes, got 68719476736"},
+    {"nvfp4_gemv", {"m=100", "k=256"}, "case perf_x: nvfp4_gemv needs m to be a multiple of 128, got 100"},
+    {"nvfp4_gemv", {"m=0", "k=256"}, "case perf_x: nvfp4_gemv needs m to be at least 128, got 0"},
+    {"nvfp4_gemv",
+     {"m=2147483776", "k=256"},
+     "case perf_x: nvfp4_gemv needs m to be at most 2147483648, got "
+     "2147483776"},
+    {"nvfp4_gemv", {"m=128", "k=96"}, "case perf_x: nvfp4_gemv needs k to be a multiple of 64, got 96"},
+    {"nvfp4_gemv", {"m=128", "k=-64"}, "case perf_x: nvfp4_gemv needs k to be at least 64, got -64"},
+    {"nvfp4_gemv", {"m=128", "k=64", "l=0"}, "case perf_x: nvfp4_gemv needs l to be at least 1, got 0"},
+    {"nvfp4_gemv", {"k=64", "l=2"}, "case perf_x: missing parameter 'm' for op nvfp4_gemv"},
+    {"nvfp4_gemv", {"m=128"}, "case perf_x: missing parameter 'k' for op nvfp4_gemv"},
+    {"reduce_sum", {"m=4", "n=0"}, "case perf_x: reduce_sum needs n to be at least 1, got 0"},
+    {"reduce_sum", {"m=4"}, "case perf_x: missing parameter 'n' for op reduce_sum"},
+    {"softmax_online", {"m=0", "n=4"}, "case perf_x: softmax_online needs m to be at least 1, got 0"},
+    {"softmax_online",
+     {"m=1", "n=2147483649"},
+     "case perf_x: softmax_online needs n to be at most 2147483648, "
+     "got 2147483649"},
+    {"copy_transpose",
+     {"m=2", "n=2", "dtype=e4m3"},
+     "case perf_x: copy_transpose needs dtype to be one of fp16, bf16, fp32, got e4m3"},
+    {"copy_transpose",
+     {"m=2", "n=2", "dtype=u8"},
+     "case perf_x: copy_transpose needs dtype to be one of fp16, bf16, fp32, got u8"},
+    /* 2^20 x 2^14 fp32 = 64 GiB */
+    {"copy_transpose",
+     {"m=1048576", "n=16384"},
+     "case perf_x: copy_transpose needs tensor in to take at most "
+     "34359738368 bytes, got 68719476736"},
+    /* 2^31 x 2^31 x 4 bytes = 2^64: the product itself overflows */
+    {"reduce_sum",
+     {"m=2147483648", "n=2147483648"},
+     "case perf_x: reduce_sum needs tensor in to take at most "
+     "34359738368 bytes, but its size overflows"},
+    {"nvfp4_gemv",
+     {"m=2147483648", "k=2147483648", "l=2147483648"},
+     "case perf_x: nvfp4_gemv needs tensor a to take at most 34359738368 bytes, but its size overflows"},
+    /* a: 2^17 * 2^19 / 2 = 2^35 bytes fits exactly; sfa is smaller; c is tiny: accepted. Doubling m is not.
+     */
+    {"nvfp4_gemv",
+     {"m=262144", "k=524288"},
+     "case perf_x: nvfp4_gemv needs tensor a to take at most "
+     "34359738368 bytes, got 68719476736"},
 };
 
 Test(case_validate, names_case_op_parameter_and_rule)
@@ -323,9 +338,9 @@ typedef struct row_op_row {
 } row_op_row;
 
 static row_op_row row_ops[] = {
-  {"copy_transpose", 2, {10, 6}, {"col", "row"}, 0, 2 * 60 * 2},
-  {"reduce_sum", 1, {6}, {"row"}, 60, (60 + 6) * 2},
-  {"softmax_online", 2, {6, 10}, {"row", "col"}, 5 * 60, 2 * 60 * 2},
+    {"copy_transpose", 2, {10, 6}, {"col", "row"}, 0, 2 * 60 * 2},
+    {"reduce_sum", 1, {6}, {"row"}, 60, (60 + 6) * 2},
+    {"softmax_online", 2, {6, 10}, {"row", "col"}, 5 * 60, 2 * 60 * 2},
 };
 
 static void expect_row_op(const row_op_row *row)
@@ -407,11 +422,9 @@ typedef struct gen_row {
 } gen_row;
 
 static gen_row gen_cases[] = {
-  {"nvfp4_gemv", {"m=256", "k=512", "l=2"}},
-  {"copy_transpose", {"m=7", "n=33", "dtype=fp16"}},
-  {"reduce_sum", {"m=5", "n=9", "dtype=bf16"}},
-  {"softmax_online", {"m=3", "n=31", "dtype=fp32"}},
-  {"softmax_online", {"m=1", "n=1", "dtype=fp16"}},
+    {"nvfp4_gemv", {"m=256", "k=512", "l=2"}},        {"copy_transpose", {"m=7", "n=33", "dtype=fp16"}},
+    {"reduce_sum", {"m=5", "n=9", "dtype=bf16"}},     {"softmax_online", {"m=3", "n=31", "dtype=fp32"}},
+    {"softmax_online", {"m=1", "n=1", "dtype=fp16"}},
 };
 
 static bool all_zero(const uint8_t *p, size_t n)

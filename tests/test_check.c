@@ -9,8 +9,12 @@
 
 static khost__tensor_spec fp32_matrix(int64_t rows, int64_t cols)
 {
-  khost__tensor_spec s = {.name = "out", .dtype = KHOST__DT_FP32, .ndim = 2, .shape = {rows, cols},
-                          .dim_names = {"row", "col"}, .nbytes = (size_t)(rows * cols) * 4};
+  khost__tensor_spec s = {.name = "out",
+                          .dtype = KHOST__DT_FP32,
+                          .ndim = 2,
+                          .shape = {rows, cols},
+                          .dim_names = {"row", "col"},
+                          .nbytes = (size_t)(rows * cols) * 4};
   return s;
 }
 
@@ -31,18 +35,16 @@ typedef struct tolerance_case {
 Test(check, tolerance_boundaries_and_special_values)
 {
   static const tolerance_case cases[] = {
-      {1.0f, 1.0f, 0, 0, 0},
-      {1.5f, 1.0f, 0.5, 0, 0},       /* exactly at atol: passes */
-      {1.5f, 1.0f, 0.25, 0.25, 0},   /* atol + rtol*|ref| = 0.5: passes */
-      {1.5f, 1.0f, 0.25, 0.2, 1},    /* 0.45 < 0.5: fails */
-      {-3.0f, -2.0f, 0, 0.5, 0},     /* rtol uses |ref| */
-      {2.0f, -2.0f, 0, 1.0, 1},      /* sign flip beyond 2*rtol */
-      {NAN, 1.0f, 1e9, 1e9, 1},      /* NaN where a number was expected */
-      {1.0f, NAN, 1e9, 1e9, 1},      /* a number where NaN was expected */
-      {NAN, NAN, 0, 0, 0},           /* NaN status agrees */
-      {INFINITY, INFINITY, 0, 0, 0},
-      {-INFINITY, INFINITY, 1e9, 1e9, 1}, /* Inf of the wrong sign */
-      {INFINITY, 3e38f, 1e38, 1, 1},      /* Inf where a finite value was expected */
+      {1.0f, 1.0f, 0, 0, 0},         {1.5f, 1.0f, 0.5, 0, 0},            /* exactly at atol: passes */
+      {1.5f, 1.0f, 0.25, 0.25, 0},                                       /* atol + rtol*|ref| = 0.5: passes */
+      {1.5f, 1.0f, 0.25, 0.2, 1},                                        /* 0.45 < 0.5: fails */
+      {-3.0f, -2.0f, 0, 0.5, 0},                                         /* rtol uses |ref| */
+      {2.0f, -2.0f, 0, 1.0, 1},                                          /* sign flip beyond 2*rtol */
+      {NAN, 1.0f, 1e9, 1e9, 1},                                          /* NaN where a number was expected */
+      {1.0f, NAN, 1e9, 1e9, 1},                                          /* a number where NaN was expected */
+      {NAN, NAN, 0, 0, 0},                                               /* NaN status agrees */
+      {INFINITY, INFINITY, 0, 0, 0}, {-INFINITY, INFINITY, 1e9, 1e9, 1}, /* Inf of the wrong sign */
+      {INFINITY, 3e38f, 1e38, 1, 1}, /* Inf where a finite value was expected */
       {0.0f, -0.0f, 0, 0, 0},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -89,8 +91,12 @@ Test(check, only_the_first_mismatches_are_kept)
 
 Test(check, poisoned_elements_count_as_unwritten_and_never_pass)
 {
-  khost__tensor_spec s = {.name = "c", .dtype = KHOST__DT_FP16, .ndim = 2, .shape = {2, 3},
-                          .dim_names = {"batch", "row"}, .nbytes = 12};
+  khost__tensor_spec s = {.name = "c",
+                          .dtype = KHOST__DT_FP16,
+                          .ndim = 2,
+                          .shape = {2, 3},
+                          .dim_names = {"batch", "row"},
+                          .nbytes = 12};
   uint16_t ref[6], got[6];
   for (int i = 0; i < 6; i++) ref[i] = got[i] = khost__fp16_encode(0.25 * (i + 1));
   memset(&got[4], KHOST__POISON_BYTE, 2);
@@ -103,8 +109,8 @@ Test(check, poisoned_elements_count_as_unwritten_and_never_pass)
 
 Test(check, bf16_values_are_compared_in_bf16)
 {
-  khost__tensor_spec s = {.name = "y", .dtype = KHOST__DT_BF16, .ndim = 1, .shape = {2}, .dim_names = {"row"},
-                          .nbytes = 4};
+  khost__tensor_spec s = {
+      .name = "y", .dtype = KHOST__DT_BF16, .ndim = 1, .shape = {2}, .dim_names = {"row"}, .nbytes = 4};
   uint16_t ref[2] = {khost__bf16_encode(1.0), khost__bf16_encode(-3.0)};
   uint16_t got[2] = {khost__bf16_encode(1.0078125), khost__bf16_encode(-3.0)}; /* one bf16 ulp above 1 */
   khost__check_stats st;
@@ -117,10 +123,10 @@ Test(check, bf16_values_are_compared_in_bf16)
 
 Test(check, merging_combines_counts_and_maxima)
 {
-  khost__check_stats a = {.count = 10, .mismatches = 1, .unwritten = 0, .max_abs = 1, .max_rel = 0.5,
-                          .mean_abs = 0.1};
-  khost__check_stats b = {.count = 30, .mismatches = 2, .unwritten = 3, .max_abs = 0.5, .max_rel = 0.75,
-                          .mean_abs = 0.2};
+  khost__check_stats a = {
+      .count = 10, .mismatches = 1, .unwritten = 0, .max_abs = 1, .max_rel = 0.5, .mean_abs = 0.1};
+  khost__check_stats b = {
+      .count = 30, .mismatches = 2, .unwritten = 3, .max_abs = 0.5, .max_rel = 0.75, .mean_abs = 0.2};
   khost__check_merge(&a, &b);
   cr_expect_eq(a.count, 40);
   cr_expect_eq(a.mismatches, 3);

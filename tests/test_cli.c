@@ -31,12 +31,54 @@ Test(cli, every_flag_is_applied)
 {
   khost__options o;
   khost__err err;
-  const char *argv[] = {"khost", "--suite", "performance", "--op", "reduce_sum", "--case", "a,b*", "--backends",
-                        "cute,triton_aot", "--baseline", "cute:cuda", "--reference", "ref2", "--plugin-dir", "/d1",
-                        "--plugin-dir", "/d2", "--plugin", "/p.so", "--list", "--strict", "--json", "r.json", "--csv",
-                        "r.csv", "--dump", "dumps", "--hot", "--graph", "20", "--no-isolate", "--device", "1",
-                        "--threads", "3", "--warmup", "0.5", "--min-samples", "7", "--max-noise", "2", "--max-time",
-                        "4", "--timeout", "9", "--help", "--version", "--no-blocking-kernel"};
+  const char *argv[] = {"khost",
+                        "--suite",
+                        "performance",
+                        "--op",
+                        "reduce_sum",
+                        "--case",
+                        "a,b*",
+                        "--backends",
+                        "cute,triton_aot",
+                        "--baseline",
+                        "cute:cuda",
+                        "--reference",
+                        "ref2",
+                        "--plugin-dir",
+                        "/d1",
+                        "--plugin-dir",
+                        "/d2",
+                        "--plugin",
+                        "/p.so",
+                        "--list",
+                        "--strict",
+                        "--json",
+                        "r.json",
+                        "--csv",
+                        "r.csv",
+                        "--dump",
+                        "dumps",
+                        "--hot",
+                        "--graph",
+                        "20",
+                        "--no-isolate",
+                        "--device",
+                        "1",
+                        "--threads",
+                        "3",
+                        "--warmup",
+                        "0.5",
+                        "--min-samples",
+                        "7",
+                        "--max-noise",
+                        "2",
+                        "--max-time",
+                        "4",
+                        "--timeout",
+                        "9",
+                        "--help",
+                        "--version",
+                        "--no-blocking-kernel"};
   int argc = (int)(sizeof argv / sizeof argv[0]);
   cr_assert_eq(parse(&o, &err, argc, argv), KHOST__OK, "%s", err.msg);
   cr_expect_str_eq(o.suite, "performance");
@@ -123,11 +165,21 @@ Test(cli, usage_names_every_flag)
   FILE *out = open_memstream(&text, &size);
   khost__cli_usage(out);
   fclose(out);
-  static const char *const names[] = {"--suite", "--op", "--case", "--backends", "--baseline", "--reference",
-                                      "--plugin-dir", "--plugin", "--list", "--strict", "--json", "--csv", "--dump",
-                                      "--hot", "--graph", "--no-isolate", "--device", "--threads", "--warmup",
-                                      "--min-samples", "--max-noise", "--max-time", "--timeout", "--help",
-                                      "--version", "--no-blocking-kernel", "Exit status"};
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) cr_expect(strstr(text, names[i]), "%s", names[i]);
+  static const char *const names[] = {"--suite",      "--op",
+                                      "--case",       "--backends",
+                                      "--baseline",   "--reference",
+                                      "--plugin-dir", "--plugin",
+                                      "--list",       "--strict",
+                                      "--json",       "--csv",
+                                      "--dump",       "--hot",
+                                      "--graph",      "--no-isolate",
+                                      "--device",     "--threads",
+                                      "--warmup",     "--min-samples",
+                                      "--max-noise",  "--max-time",
+                                      "--timeout",    "--help",
+                                      "--version",    "--no-blocking-kernel",
+                                      "Exit status"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    cr_expect(strstr(text, names[i]), "%s", names[i]);
   free(text);
 }

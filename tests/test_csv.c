@@ -22,20 +22,17 @@ static int parse_record(const char **p, char **fields)
     if (*s == '"') {
       for (s++; !(*s == '"' && s[1] != '"'); s++) {
         cr_assert_neq(*s, '\0', "unterminated quoted field");
-        if (*s == '"')
-          s++;
+        if (*s == '"') s++;
         *o++ = *s;
       }
       s++;
     } else {
-      while (*s && *s != ',' && *s != '\n')
-        *o++ = *s++;
+      while (*s && *s != ',' && *s != '\n') *o++ = *s++;
     }
     *o = '\0';
     cr_assert_lt(n, MAX_FIELDS);
     fields[n++] = out;
-    if (*s != ',')
-      break;
+    if (*s != ',') break;
     s++;
   }
   cr_assert_eq(*s, '\n', "a record ends with a line break");
@@ -108,12 +105,9 @@ struct quoting_case {
 Test(csv, messages_are_quoted_per_rfc4180)
 {
   const struct quoting_case cases[] = {
-    {"plain message", ",plain message,"},
-    {"needs k=256, got 100", ",\"needs k=256, got 100\","},
-    {"say \"hi\"", ",\"say \"\"hi\"\"\","},
-    {"two\nlines", ",\"two\nlines\","},
-    {"carriage\rreturn", ",\"carriage\rreturn\","},
-    {"", ",PASS,,"},
+      {"plain message", ",plain message,"},           {"needs k=256, got 100", ",\"needs k=256, got 100\","},
+      {"say \"hi\"", ",\"say \"\"hi\"\"\","},         {"two\nlines", ",\"two\nlines\","},
+      {"carriage\rreturn", ",\"carriage\rreturn\","}, {"", ",PASS,,"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     khost__row row = sample_row();
@@ -133,10 +127,15 @@ Test(csv, header_names_every_field)
   char *text = render(&row);
   const char *first = "case,op,params,backend,device,status,message,atol,rtol,";
   cr_expect_eq(strncmp(text, first, strlen(first)), 0, "%s", text);
-  struct { const char *column, *value; } expected[] = {
-    {"case", "reduce_bf16"}, {"params", "m=7 n=33 dtype=bf16"}, {"status", "PASS"}, {"atol", "0.001"},
-    {"count", "7"}, {"max_abs", "0.00025"}, {"samples", "30"}, {"median_s", "0.00125"}, {"bytes", "462"},
-    {"gbps", "0.0003696"}, {"speedup", "2.5"}, {"is_baseline", "0"},
+  struct {
+    const char *column, *value;
+  } expected[] = {
+      {"case", "reduce_bf16"}, {"params", "m=7 n=33 dtype=bf16"},
+      {"status", "PASS"},      {"atol", "0.001"},
+      {"count", "7"},          {"max_abs", "0.00025"},
+      {"samples", "30"},       {"median_s", "0.00125"},
+      {"bytes", "462"},        {"gbps", "0.0003696"},
+      {"speedup", "2.5"},      {"is_baseline", "0"},
   };
   for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++) {
     char value[600];
@@ -177,8 +176,7 @@ Test(csv, open_write_and_close_a_file)
   cr_assert_eq(khost__csv_write_row(f, &row, &err), KHOST__OK, "%s", err.msg);
   FILE *in = fopen(path, "r"); /* flushed after each row: readable before close */
   int lines = 0;
-  while (fgets(line, sizeof line, in))
-    lines++;
+  while (fgets(line, sizeof line, in)) lines++;
   fclose(in);
   cr_expect_eq(lines, 2);
   cr_expect_eq(khost__csv_close(f, &err), KHOST__OK, "%s", err.msg);
@@ -194,8 +192,7 @@ Test(csv, unwritable_path_and_full_disk_are_errors)
   cr_expect_eq(khost__csv_open("/nonexistent-dir/rows.csv", &f, &err), KHOST__E_IO);
   cr_expect_not_null(strstr(err.msg, "/nonexistent-dir/rows.csv"), "%s", err.msg);
   f = fopen("/dev/full", "w");
-  if (!f)
-    cr_skip_test("/dev/full is not available");
+  if (!f) cr_skip_test("/dev/full is not available");
   cr_expect_eq(khost__csv_write_row(f, &row, &err), KHOST__E_IO);
   fclose(f);
 }

@@ -116,7 +116,8 @@ Test(gpu, a_failed_allocation_names_the_call_and_the_error)
   cr_assert_eq(khost__cuda_malloc(&dev, (size_t)1 << 60, &err), KHOST__E_NOMEM);
   cr_assert_null(dev);
   cr_assert(strstr(err.msg, "cuda.c:") && strstr(err.msg, "cudaMalloc(") &&
-            strstr(err.msg, "cudaErrorMemoryAllocation"), "%s", err.msg);
+                strstr(err.msg, "cudaErrorMemoryAllocation"),
+            "%s", err.msg);
 }
 
 /* A kernel of known duration: the blocker, never released (its flag lives in

@@ -100,9 +100,17 @@ Test(cuda_none, every_fallible_entry_fails_with_the_reason)
     const char *name;
     entry_fn fn;
   } entries[] = {
-    {"init", init}, {"malloc", alloc}, {"upload", upload}, {"download", download}, {"memset", set},
-    {"sync", khost__cuda_sync}, {"measure_copy", copy}, {"time", time_calls}, {"graph_capture", capture},
-    {"graph_run", replay}, {"graph_time", time_graph},
+      {"init", init},
+      {"malloc", alloc},
+      {"upload", upload},
+      {"download", download},
+      {"memset", set},
+      {"sync", khost__cuda_sync},
+      {"measure_copy", copy},
+      {"time", time_calls},
+      {"graph_capture", capture},
+      {"graph_run", replay},
+      {"graph_time", time_graph},
   };
   for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++) {
     khost__err err = {""};

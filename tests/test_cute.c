@@ -33,10 +33,12 @@ static const khost_kernel *kernel(const char *op)
   return NULL;
 }
 
-static khost_tensor tensor(uintptr_t address, int code, int bits, int ndim, const int64_t *shape, size_t nbytes)
+static khost_tensor tensor(uintptr_t address, int code, int bits, int ndim, const int64_t *shape,
+                           size_t nbytes)
 {
-  khost_tensor t = {sizeof t, "t", (void *)address, KHOST_DEVICE_CUDA, 0, {(uint8_t)code, (uint8_t)bits, 1},
-                    ndim, shape, NULL, nbytes};
+  khost_tensor t = {
+      sizeof t, "t",  (void *)address, KHOST_DEVICE_CUDA, 0, {(uint8_t)code, (uint8_t)bits, 1}, ndim,
+      shape,    NULL, nbytes};
   return t;
 }
 
@@ -86,7 +88,9 @@ Test(cute, row_ops_support_every_float_dtype_and_refuse_mixtures, .init = load)
   int64_t rs[2] = {37, 1000}, rt[2] = {1000, 37}, rr[1] = {37};
   khost_param rp[2] = {{"m", 37}, {"n", 1000}};
   static const char *const ops[3] = {"copy_transpose", "reduce_sum", "softmax_online"};
-  static const struct { int code, bits; } dtypes[3] = {{2, 16}, {4, 16}, {2, 32}};
+  static const struct {
+    int code, bits;
+  } dtypes[3] = {{2, 16}, {4, 16}, {2, 32}};
   for (int o = 0; o < 3; o++)
     for (int d = 0; d < 3; d++) {
       size_t es = (size_t)dtypes[d].bits / 8;
@@ -95,8 +99,8 @@ Test(cute, row_ops_support_every_float_dtype_and_refuse_mixtures, .init = load)
       khost_tensor ro = tensor(base + (1 << 24), dtypes[d].code, dtypes[d].bits, o == 1 ? 1 : 2, oshape,
                                o == 1 ? 37 * es : 37 * 1000 * es);
       khost_input in = {sizeof in, ops[o], 2, rp, 1, &ri, 1, &ro, NULL, NULL, 0, err, sizeof err, 1};
-      cr_expect_eq(kernel(ops[o])->supports(&in), KHOST_STATUS_OK, "%s dtype %d/%d: %s", ops[o], dtypes[d].code,
-                   dtypes[d].bits, err);
+      cr_expect_eq(kernel(ops[o])->supports(&in), KHOST_STATUS_OK, "%s dtype %d/%d: %s", ops[o],
+                   dtypes[d].code, dtypes[d].bits, err);
       ri.dtype.code = ro.dtype.code = 0;
       cr_expect_eq(kernel(ops[o])->supports(&in), KHOST_STATUS_UNSUPPORTED, "%s: int16 is declined", ops[o]);
       ri.dtype.code = 2;

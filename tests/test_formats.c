@@ -76,9 +76,9 @@ typedef struct encode_row {
 Test(e2m1, rounds_ties_to_even_and_saturates)
 {
   static const encode_row rows[] = {
-    {0.25, 0x0},  {0.2500001, 0x1}, {0.75, 0x2}, {1.25, 0x2},      {1.75, 0x4},     {2.5, 0x4},
-    {3.5, 0x6},   {5.0, 0x6},       {5.01, 0x7}, {6.5, 0x7},       {1e300, 0x7},    {INFINITY, 0x7},
-    {-5.0, 0xe},  {-0.1, 0x8},      {-0.0, 0x8}, {-INFINITY, 0xf}, {NAN, 0x7},      {-2.9, 0xd},
+      {0.25, 0x0}, {0.2500001, 0x1}, {0.75, 0x2}, {1.25, 0x2},      {1.75, 0x4},  {2.5, 0x4},
+      {3.5, 0x6},  {5.0, 0x6},       {5.01, 0x7}, {6.5, 0x7},       {1e300, 0x7}, {INFINITY, 0x7},
+      {-5.0, 0xe}, {-0.1, 0x8},      {-0.0, 0x8}, {-INFINITY, 0xf}, {NAN, 0x7},   {-2.9, 0xd},
   };
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
     cr_expect_eq(khost__e2m1_encode(rows[i].x), rows[i].code, "e2m1(%a) = %#x, want %#x", rows[i].x,
@@ -127,8 +127,8 @@ Test(e4m3, decodes_every_code)
 Test(e4m3, known_values)
 {
   static const encode_row rows[] = {
-    {448, 0x7e}, {-448, 0xfe}, {1.0, 0x38}, {-1.0, 0xb8}, {0x1p-6, 0x08}, {0x1p-9, 0x01},
-    {7 * 0x1p-9, 0x07}, {0.0, 0x00}, {240, 0x77}, {0x1.ep-3, 0x27},
+      {448, 0x7e},    {-448, 0xfe},       {1.0, 0x38}, {-1.0, 0xb8}, {0x1p-6, 0x08},
+      {0x1p-9, 0x01}, {7 * 0x1p-9, 0x07}, {0.0, 0x00}, {240, 0x77},  {0x1.ep-3, 0x27},
   };
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
     cr_expect_eq(khost__e4m3_decode((uint8_t)rows[i].code), rows[i].x, "code %#x", rows[i].code);
@@ -149,23 +149,16 @@ Test(e4m3, every_finite_code_round_trips)
 Test(e4m3, rounds_ties_to_even_saturates_and_keeps_subnormals)
 {
   static const encode_row rows[] = {
-    {1.0625, 0x38},    /* halfway 1 .. 1.125: even 0x38 */
-    {1.1875, 0x3a},    /* halfway 1.125 .. 1.25: even 0x3a */
-    {1.0625 + 1e-9, 0x39},
-    {232, 0x76},       /* halfway 224 .. 240 */
-    {0x1p-10, 0x00},   /* half the smallest subnormal: to zero */
-    {0x1.8p-9, 0x02},  /* 1.5 * 2^-9: halfway codes 1 .. 2, even 2 */
-    {5 * 0x1p-10, 0x02},
-    {15 * 0x1p-10, 0x08}, /* halfway largest subnormal .. smallest normal */
-    {0x1p-11, 0x00},
-    {-0x1p-11, 0x80},
-    {464, 0x7e},       /* would round to 480, which does not exist: saturate */
-    {1e10, 0x7e},
-    {-1e10, 0xfe},
-    {INFINITY, 0x7e},
-    {-INFINITY, 0xfe},
-    {NAN, 0x7f},
-    {-0.0, 0x80},
+      {1.0625, 0x38},                              /* halfway 1 .. 1.125: even 0x38 */
+      {1.1875, 0x3a},                              /* halfway 1.125 .. 1.25: even 0x3a */
+      {1.0625 + 1e-9, 0x39}, {232, 0x76},          /* halfway 224 .. 240 */
+      {0x1p-10, 0x00},                             /* half the smallest subnormal: to zero */
+      {0x1.8p-9, 0x02},                            /* 1.5 * 2^-9: halfway codes 1 .. 2, even 2 */
+      {5 * 0x1p-10, 0x02},   {15 * 0x1p-10, 0x08}, /* halfway largest subnormal .. smallest normal */
+      {0x1p-11, 0x00},       {-0x1p-11, 0x80},     {464, 0x7e}, /* would round to 480, which does not exist:
+                                                                   saturate */
+      {1e10, 0x7e},          {-1e10, 0xfe},        {INFINITY, 0x7e}, {-INFINITY, 0xfe},
+      {NAN, 0x7f},           {-0.0, 0x80},
   };
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
     cr_expect_eq(khost__e4m3_encode(rows[i].x), rows[i].code, "e4m3(%a) = %#x, want %#x", rows[i].x,
@@ -217,24 +210,24 @@ Test(fp16, every_code_decodes_like_the_compiler_and_round_trips)
 Test(fp16, rounds_once_to_nearest_even)
 {
   static const encode_row rows[] = {
-    {1.0 + 0x1p-11, 0x3c00},            /* tie: even */
-    {1.0 + 3 * 0x1p-11, 0x3c02},        /* tie: even, upwards */
-    {1.0 + 0x1p-11 + 0x1p-40, 0x3c01},  /* through fp32 this would be a tie and go to 0x3c00 */
-    {65504, 0x7bff},
-    {65519.99, 0x7bff},
-    {65520, 0x7c00},                    /* tie between the max and 2^16: even is infinity */
-    {1e6, 0x7c00},
-    {-1e300, 0xfc00},
-    {INFINITY, 0x7c00},
-    {-INFINITY, 0xfc00},
-    {0x1p-24, 0x0001},
-    {0x1p-25, 0x0000},                  /* tie to zero */
-    {0x1p-25 + 0x1p-60, 0x0001},
-    {3 * 0x1p-25, 0x0002},
-    {0x1p-14 - 0x1p-25, 0x0400},        /* tie between the largest subnormal and 2^-14 */
-    {-0.0, 0x8000},
-    {1e-300, 0x0000},
-    {-0x1p-1074, 0x8000},               /* a double subnormal */
+      {1.0 + 0x1p-11, 0x3c00},           /* tie: even */
+      {1.0 + 3 * 0x1p-11, 0x3c02},       /* tie: even, upwards */
+      {1.0 + 0x1p-11 + 0x1p-40, 0x3c01}, /* through fp32 this would be a tie and go to 0x3c00 */
+      {65504, 0x7bff},
+      {65519.99, 0x7bff},
+      {65520, 0x7c00}, /* tie between the max and 2^16: even is infinity */
+      {1e6, 0x7c00},
+      {-1e300, 0xfc00},
+      {INFINITY, 0x7c00},
+      {-INFINITY, 0xfc00},
+      {0x1p-24, 0x0001},
+      {0x1p-25, 0x0000}, /* tie to zero */
+      {0x1p-25 + 0x1p-60, 0x0001},
+      {3 * 0x1p-25, 0x0002},
+      {0x1p-14 - 0x1p-25, 0x0400}, /* tie between the largest subnormal and 2^-14 */
+      {-0.0, 0x8000},
+      {1e-300, 0x0000},
+      {-0x1p-1074, 0x8000}, /* a double subnormal */
   };
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
     cr_expect_eq(khost__fp16_encode(rows[i].x), rows[i].code, "fp16(%a) = %#x, want %#x", rows[i].x,
@@ -282,17 +275,17 @@ Test(bf16, every_code_decodes_as_the_top_of_an_fp32_and_round_trips)
 Test(bf16, rounds_once_to_nearest_even)
 {
   static const encode_row rows[] = {
-    {1.0 + 0x1p-8, 0x3f80},           /* tie: even */
-    {1.0 + 3 * 0x1p-8, 0x3f82},       /* tie: even, upwards */
-    {1.0 + 0x1p-8 + 0x1p-30, 0x3f81}, /* through fp32 this would be a tie and go to 0x3f80 */
-    {0x1.fep127, 0x7f7f},             /* the largest finite */
-    {0x1.ffp127, 0x7f80},             /* tie between the largest and 2^128: even is infinity */
-    {1e39, 0x7f80},
-    {-INFINITY, 0xff80},
-    {0x1p-133, 0x0001},               /* the smallest subnormal */
-    {0x1p-134, 0x0000},               /* tie to zero */
-    {0x1.8p-133, 0x0002},
-    {-0.0, 0x8000},
+      {1.0 + 0x1p-8, 0x3f80},           /* tie: even */
+      {1.0 + 3 * 0x1p-8, 0x3f82},       /* tie: even, upwards */
+      {1.0 + 0x1p-8 + 0x1p-30, 0x3f81}, /* through fp32 this would be a tie and go to 0x3f80 */
+      {0x1.fep127, 0x7f7f},             /* the largest finite */
+      {0x1.ffp127, 0x7f80},             /* tie between the largest and 2^128: even is infinity */
+      {1e39, 0x7f80},
+      {-INFINITY, 0xff80},
+      {0x1p-133, 0x0001}, /* the smallest subnormal */
+      {0x1p-134, 0x0000}, /* tie to zero */
+      {0x1.8p-133, 0x0002},
+      {-0.0, 0x8000},
   };
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
     cr_expect_eq(khost__bf16_encode(rows[i].x), rows[i].code, "bf16(%a) = %#x, want %#x", rows[i].x,

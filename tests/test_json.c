@@ -153,17 +153,40 @@ Test(json, row_fields_round_trip)
   json_t *doc = load();
   json_t *r = json_array_get(field(doc, "rows"), 0);
   cr_assert_not_null(r);
-  struct { const char *key, *value; } texts[] = {
-    {"case", "gemv_small"}, {"op", "nvfp4_gemv"}, {"params", "m=128 k=256 l=2"}, {"backend", "cute"},
-    {"device", "cuda"},     {"status", "FAIL"},   {"message", "7 elements differ, \"quoted\""},
+  struct {
+    const char *key, *value;
+  } texts[] = {
+      {"case", "gemv_small"},
+      {"op", "nvfp4_gemv"},
+      {"params", "m=128 k=256 l=2"},
+      {"backend", "cute"},
+      {"device", "cuda"},
+      {"status", "FAIL"},
+      {"message", "7 elements differ, \"quoted\""},
   };
   for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
     cr_expect_str_eq(json_string_value(field(r, texts[i].key)), texts[i].value, "%s", texts[i].key);
-  struct { const char *key; double value; } numbers[] = {
-    {"atol", 0.25}, {"rtol", 0.125}, {"check.max_abs", 0.5}, {"check.max_rel", 0.0625},
-    {"check.mean_abs", 0.03125}, {"time.median_s", 2e-6}, {"time.mean_s", 3e-6}, {"time.min_s", 1e-6},
-    {"time.max_s", 4e-6}, {"time.stddev_s", 5e-7}, {"time.noise_pct", 1.5}, {"flops", 131072},
-    {"bytes", 24576}, {"gbps", 12.288}, {"tflops", 0.065536}, {"peak_fraction", 0.25}, {"speedup", 4},
+  struct {
+    const char *key;
+    double value;
+  } numbers[] = {
+      {"atol", 0.25},
+      {"rtol", 0.125},
+      {"check.max_abs", 0.5},
+      {"check.max_rel", 0.0625},
+      {"check.mean_abs", 0.03125},
+      {"time.median_s", 2e-6},
+      {"time.mean_s", 3e-6},
+      {"time.min_s", 1e-6},
+      {"time.max_s", 4e-6},
+      {"time.stddev_s", 5e-7},
+      {"time.noise_pct", 1.5},
+      {"flops", 131072},
+      {"bytes", 24576},
+      {"gbps", 12.288},
+      {"tflops", 0.065536},
+      {"peak_fraction", 0.25},
+      {"speedup", 4},
   };
   for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++)
     cr_expect_float_eq(json_number_value(field(r, numbers[i].key)), numbers[i].value,
@@ -254,8 +277,8 @@ Test(json, untimed_row_has_null_times)
   append_ok(w, &row);
   json_t *doc = load();
   json_t *r = json_array_get(field(doc, "rows"), 0);
-  const char *nulls[] = {"time.median_s", "time.mean_s", "time.noise_pct", "gbps", "tflops", "peak_fraction",
-                         "check.max_abs"};
+  const char *nulls[] = {"time.median_s", "time.mean_s",   "time.noise_pct", "gbps",
+                         "tflops",        "peak_fraction", "check.max_abs"};
   for (size_t i = 0; i < sizeof nulls / sizeof nulls[0]; i++)
     cr_expect(json_is_null(field(r, nulls[i])), "%s", nulls[i]);
   cr_expect_eq(json_integer_value(field(r, "time.samples")), 0);

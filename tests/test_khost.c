@@ -386,10 +386,19 @@ Test(cli, no_arguments_runs_the_smoke_suite_and_the_reference_passes_every_case)
 Test(cli, help_lists_every_flag)
 {
   static const char *const flags[] = {
-      "suite",    "op",         "case",   "backends", "baseline", "reference",   "plugin-dir",
-      "plugin",   "list",       "strict", "json",     "csv",      "dump",        "hot",
-      "graph",    "no-isolate", "device", "threads",  "warmup",   "min-samples", "max-noise",
-      "max-time", "timeout",    "help",   "version", "no-blocking-kernel",
+      "suite",      "op",
+      "case",       "backends",
+      "baseline",   "reference",
+      "plugin-dir", "plugin",
+      "list",       "strict",
+      "json",       "csv",
+      "dump",       "hot",
+      "graph",      "no-isolate",
+      "device",     "threads",
+      "warmup",     "min-samples",
+      "max-noise",  "max-time",
+      "timeout",    "help",
+      "version",    "no-blocking-kernel",
   };
   outcome o;
   KHOST(&o, "--help");

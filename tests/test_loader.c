@@ -48,8 +48,9 @@ Test(loader, every_stage_is_recorded_with_its_reason)
     load(&reg, stage_cases[i].file);
     cr_expect_eq(reg.nplugins, 0, "%s must not load", stage_cases[i].file);
     cr_assert_eq(reg.nfailures, 1, "%s: one failure expected", stage_cases[i].file);
-    cr_expect_eq(reg.failures[0].stage, stage_cases[i].stage, "%s: stage %s, expected %s", stage_cases[i].file,
-                 khost__load_stage_name(reg.failures[0].stage), khost__load_stage_name(stage_cases[i].stage));
+    cr_expect_eq(reg.failures[0].stage, stage_cases[i].stage, "%s: stage %s, expected %s",
+                 stage_cases[i].file, khost__load_stage_name(reg.failures[0].stage),
+                 khost__load_stage_name(stage_cases[i].stage));
     cr_expect(strstr(reg.failures[0].reason, stage_cases[i].reason), "%s: reason '%s' lacks '%s'",
               stage_cases[i].file, reg.failures[0].reason, stage_cases[i].reason);
     khost__registry_free(&reg);
@@ -140,8 +141,8 @@ Test(loader, a_missing_directory_is_not_an_error)
 
 Test(loader, stage_names_are_stable)
 {
-  static const char *const names[] = {"dlopen", "symbol", "entry", "magic", "abi", "struct_size", "descriptor",
-                                      "duplicate", "init"};
+  static const char *const names[] = {"dlopen",      "symbol",     "entry",     "magic", "abi",
+                                      "struct_size", "descriptor", "duplicate", "init"};
   for (int s = 0; s < KHOST__STAGE_COUNT; s++) cr_expect_str_eq(khost__load_stage_name(s), names[s]);
   cr_expect_str_eq(khost__load_stage_name(KHOST__STAGE_COUNT), "?");
 }

@@ -42,8 +42,8 @@ static const char *in_dir(const char *name)
 /* What a file holds, as parsed here. */
 typedef struct npy_file {
   char descr[8];
-  char shape[64];   /* the tuple's inside: "2, 3", "4,", "" */
-  char fortran[8];  /* "False" */
+  char shape[64];  /* the tuple's inside: "2, 3", "4,", "" */
+  char fortran[8]; /* "False" */
   unsigned char data[256];
   size_t nbytes;
 } npy_file;
@@ -65,7 +65,8 @@ static npy_file read_npy(const char *path)
   header[hlen] = '\0';
   cr_expect_eq(header[hlen - 1], '\n');
   cr_assert_eq(sscanf(header, "{'descr': '%7[^']', 'fortran_order': %7[^,], 'shape': (%63[^)]), }", out.descr,
-                      out.fortran, out.shape) >= 2, 1, "header: %s", header);
+                      out.fortran, out.shape) >= 2,
+               1, "header: %s", header);
   cr_expect_eq(strspn(strchr(header, '}') + 1, " "), hlen - 1 - (size_t)(strchr(header, '}') + 1 - header),
                "only blanks pad the header");
   out.nbytes = fread(out.data, 1, sizeof out.data, f);
@@ -125,8 +126,8 @@ struct layout_case {
 Test(npy, layouts_of_every_dtype)
 {
   const struct layout_case cases[] = {
-    {KHOST__DT_FP16, "<f2", 8}, {KHOST__DT_BF16, "<u2", 8}, {KHOST__DT_FP32, "<f4", 8},
-    {KHOST__DT_E4M3, "|u1", 8}, {KHOST__DT_E2M1, "|u1", 4}, {KHOST__DT_U8, "|u1", 8},
+      {KHOST__DT_FP16, "<f2", 8}, {KHOST__DT_BF16, "<u2", 8}, {KHOST__DT_FP32, "<f4", 8},
+      {KHOST__DT_E4M3, "|u1", 8}, {KHOST__DT_E2M1, "|u1", 4}, {KHOST__DT_U8, "|u1", 8},
   };
   const int64_t shape[2] = {3, 8};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -235,18 +236,17 @@ Test(npy, numpy_loads_what_is_written)
   static const uint16_t bf16[3] = {0x3f80, 0xc0a0, 0x0000}; /* 1, -5, 0: raw bits, numpy has no bf16 */
   static const uint8_t u1[4] = {0x21, 0x43, 0xfe, 0x0f};
   const struct numpy_case cases[] = {
-    {"f4.npy", "<f4", "2,3", "1.5,-2.25,0.375,1000000,-0.125,7", 2, {2, 3}, f4, sizeof f4},
-    {"f2.npy", "<f2", "4", "1,-2,0.5,5.9604644775390625e-08", 1, {4, 0}, f2, sizeof f2},
-    {"bf16.npy", "<u2", "3", "16256,49312,0", 1, {3, 0}, bf16, sizeof bf16},
-    {"u1.npy", "|u1", "2,2", "33,67,254,15", 2, {2, 2}, u1, sizeof u1},
-    {"scalar.npy", "|u1", "", "33", 0, {0, 0}, u1, 1},
+      {"f4.npy", "<f4", "2,3", "1.5,-2.25,0.375,1000000,-0.125,7", 2, {2, 3}, f4, sizeof f4},
+      {"f2.npy", "<f2", "4", "1,-2,0.5,5.9604644775390625e-08", 1, {4, 0}, f2, sizeof f2},
+      {"bf16.npy", "<u2", "3", "16256,49312,0", 1, {3, 0}, bf16, sizeof bf16},
+      {"u1.npy", "|u1", "2,2", "33,67,254,15", 2, {2, 2}, u1, sizeof u1},
+      {"scalar.npy", "|u1", "", "33", 0, {0, 0}, u1, 1},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     const struct numpy_case *c = &cases[i];
     write_ok(in_dir(c->name), c->descr, c->ndim, c->dims, c->data, c->nbytes);
     int rc = numpy_check(in_dir(c->name), c->descr, c->shape, c->values);
-    if (rc == 77 || rc == 127)
-      cr_skip_test("python3 with numpy is not available (set KHOST_PYTHON)");
+    if (rc == 77 || rc == 127) cr_skip_test("python3 with numpy is not available (set KHOST_PYTHON)");
     cr_expect_eq(rc, 0, "numpy disagrees about %s (see stderr)", c->name);
   }
 }

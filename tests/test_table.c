@@ -91,9 +91,18 @@ Test(table, header_describes_host_device_and_suite)
   khost__row row = make_row("c1", "cute", KHOST__ROW_PASS, 1e-3, 1);
   char *text = render(&info, &row, 1, "reference");
   const char *expected[] = {
-    "khost 0.1.0", "host node7", "cpu AMD EPYC 9654", "16 cpus", "device NVIDIA H100 80GB HBM3", "132 SMs",
-    "L2 50.0 MiB", "SM 1980 MHz", "memory 2619 MHz", "measured copy peak 3012.5 GB/s",
-    "suite suites/smoke.ini", "relative to backend reference",
+      "khost 0.1.0",
+      "host node7",
+      "cpu AMD EPYC 9654",
+      "16 cpus",
+      "device NVIDIA H100 80GB HBM3",
+      "132 SMs",
+      "L2 50.0 MiB",
+      "SM 1980 MHz",
+      "memory 2619 MHz",
+      "measured copy peak 3012.5 GB/s",
+      "suite suites/smoke.ini",
+      "relative to backend reference",
   };
   for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++)
     cr_expect_not_null(strstr(text, expected[i]), "missing \"%s\" in:\n%s", expected[i], text);
@@ -122,8 +131,8 @@ Test(table, row_shows_every_column)
   char *text = render(&info, &row, 1, "reference");
   char line[512];
   find_line(text, "  cute", line, sizeof line);
-  const char *cells[] = {"cuda", "PASS", "0.00015", "0.003", "12.50 us", "0.8%", "1234", "0.0456", "61.7%",
-                         "3.25x"};
+  const char *cells[] = {"cuda", "PASS", "0.00015", "0.003", "12.50 us",
+                         "0.8%", "1234", "0.0456",  "61.7%", "3.25x"};
   for (size_t i = 0; i < sizeof cells / sizeof cells[0]; i++)
     cr_expect_not_null(strstr(line, cells[i]), "missing \"%s\" in \"%s\"", cells[i], line);
   cr_expect_not_null(strstr(text, "case c1 | op reduce_sum | m=7 n=33 dtype=bf16"), "%s", text);
@@ -141,8 +150,7 @@ Test(table, untimed_and_unchecked_cells_show_a_dash)
   char *save = NULL;
   int n = 0;
   for (char *tok = strtok_r(line, " ", &save); tok; tok = strtok_r(NULL, " ", &save), n++)
-    if (n >= 3)
-      strcat(rebuilt, tok);
+    if (n >= 3) strcat(rebuilt, tok);
   cr_expect_eq(n, 11, "%s", text);
   cr_expect_str_eq(rebuilt, "--------", "%s", text);
   free(text);
@@ -151,12 +159,12 @@ Test(table, untimed_and_unchecked_cells_show_a_dash)
 Test(table, every_status_with_its_details)
 {
   khost__row rows[6] = {
-    make_row("c1", "reference", KHOST__ROW_PASS, 2e-3, 1),
-    make_row("c1", "wrong", KHOST__ROW_FAIL, 1e-3, 0),
-    make_row("c1", "picky", KHOST__ROW_SKIP, 0, 0),
-    make_row("c1", "broken", KHOST__ROW_ERROR, 0, 0),
-    make_row("c1", "segv", KHOST__ROW_CRASH, 0, 0),
-    make_row("c1", "slow", KHOST__ROW_TIMEOUT, 0, 0),
+      make_row("c1", "reference", KHOST__ROW_PASS, 2e-3, 1),
+      make_row("c1", "wrong", KHOST__ROW_FAIL, 1e-3, 0),
+      make_row("c1", "picky", KHOST__ROW_SKIP, 0, 0),
+      make_row("c1", "broken", KHOST__ROW_ERROR, 0, 0),
+      make_row("c1", "segv", KHOST__ROW_CRASH, 0, 0),
+      make_row("c1", "slow", KHOST__ROW_TIMEOUT, 0, 0),
   };
   rows[1].check.mismatches = 12;
   rows[1].check.unwritten = 2;
@@ -168,15 +176,22 @@ Test(table, every_status_with_its_details)
   snprintf(rows[4].message, sizeof rows[4].message, "killed by SIGSEGV\nin worker 1234");
   char *text = render(NULL, rows, 6, "reference");
   const char *expected[] = {
-    "  reference", "PASS", "FAIL", "SKIP", "ERROR", "CRASH", "TIMEOUT",
-    "\n      12 of 4096 elements outside atol 0.001 + rtol 0.02 * |expected|, 2 never written\n",
-    "\n        out[row=3] (flat index 3): got 1.5, expected 1.25\n",
-    "\n        out[row=40] (flat index 40): got -7, expected 0.5\n",
-    "\n      declines n=33: needs a multiple of 64\n",
-    "\n      kernel returned 1: bad launch\n",
-    "\n      killed by SIGSEGV\n      in worker 1234\n",
-    "  slow", "\n      (no reason recorded)\n",
-    "summary: 6 rows: 1 passed, 1 failed, 1 skipped, 1 errored, 1 crashed, 1 timed out\n",
+      "  reference",
+      "PASS",
+      "FAIL",
+      "SKIP",
+      "ERROR",
+      "CRASH",
+      "TIMEOUT",
+      "\n      12 of 4096 elements outside atol 0.001 + rtol 0.02 * |expected|, 2 never written\n",
+      "\n        out[row=3] (flat index 3): got 1.5, expected 1.25\n",
+      "\n        out[row=40] (flat index 40): got -7, expected 0.5\n",
+      "\n      declines n=33: needs a multiple of 64\n",
+      "\n      kernel returned 1: bad launch\n",
+      "\n      killed by SIGSEGV\n      in worker 1234\n",
+      "  slow",
+      "\n      (no reason recorded)\n",
+      "summary: 6 rows: 1 passed, 1 failed, 1 skipped, 1 errored, 1 crashed, 1 timed out\n",
   };
   for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++)
     cr_expect_not_null(strstr(text, expected[i]), "missing \"%s\" in:\n%s", expected[i], text);
@@ -198,10 +213,10 @@ Test(table, columns_are_aligned_across_cases)
 {
   khost__run_info info = sample_info(3000);
   khost__row rows[4] = {
-    make_row("short", "reference", KHOST__ROW_PASS, 2.5, 1),
-    make_row("short", "a-much-longer-backend-name", KHOST__ROW_PASS, 1e-7, 25000000),
-    make_row("other", "reference", KHOST__ROW_SKIP, 0, 0),
-    make_row("other", "x", KHOST__ROW_PASS, 3e-4, 0),
+      make_row("short", "reference", KHOST__ROW_PASS, 2.5, 1),
+      make_row("short", "a-much-longer-backend-name", KHOST__ROW_PASS, 1e-7, 25000000),
+      make_row("other", "reference", KHOST__ROW_SKIP, 0, 0),
+      make_row("other", "x", KHOST__ROW_PASS, 3e-4, 0),
   };
   rows[1].peak_fraction = 0.5;
   char *text = render(&info, rows, 4, "reference");
@@ -210,12 +225,9 @@ Test(table, columns_are_aligned_across_cases)
   for (char *p = strstr(text, "\ncase "); p; p = strchr(p + 1, '\n')) {
     const char *line = p + 1;
     size_t len = strcspn(line, "\n");
-    if (strncmp(line, "summary:", 8) == 0)
-      break; /* the summary has columns of its own */
-    if (strncmp(line, "  ", 2) != 0 || strncmp(line, "      ", 6) == 0)
-      continue;
-    if (width == 0)
-      width = len;
+    if (strncmp(line, "summary:", 8) == 0) break; /* the summary has columns of its own */
+    if (strncmp(line, "  ", 2) != 0 || strncmp(line, "      ", 6) == 0) continue;
+    if (width == 0) width = len;
     cr_expect_eq(len, width, "line \"%.*s\" is %zu wide, not %zu", (int)len, line, len, width);
     lines++;
   }
@@ -229,20 +241,21 @@ static void summary_of(const char *text, const char *name, char *speedup, int *c
   char prefix[80], line[256], backend[64], device[16];
   snprintf(prefix, sizeof prefix, "  %s ", name);
   find_line(strstr(text, "\nsummary:"), prefix, line, sizeof line);
-  cr_assert_eq(sscanf(line, "%63s %15s %15s %d %d", backend, device, speedup, cases, wins), 5, "\"%s\"", line);
+  cr_assert_eq(sscanf(line, "%63s %15s %15s %d %d", backend, device, speedup, cases, wins), 5, "\"%s\"",
+               line);
 }
 
 Test(table, summary_geomean_and_wins)
 {
   khost__row rows[] = {
-    make_row("c1", "reference", KHOST__ROW_PASS, 8e-3, 1),
-    make_row("c1", "fast", KHOST__ROW_PASS, 4e-3, 2),
-    make_row("c1", "wrong", KHOST__ROW_FAIL, 1e-4, 80), /* fastest, but wrong: no win, no speedup */
-    make_row("c2", "reference", KHOST__ROW_PASS, 16e-3, 1),
-    make_row("c2", "fast", KHOST__ROW_PASS, 2e-3, 8),
-    make_row("c3", "reference", KHOST__ROW_PASS, 1e-3, 1),
-    make_row("c3", "fast", KHOST__ROW_SKIP, 0, 0),
-    make_row("c2", "wrong", KHOST__ROW_FAIL, 1e-4, 160), /* rows of one case need not be adjacent */
+      make_row("c1", "reference", KHOST__ROW_PASS, 8e-3, 1),
+      make_row("c1", "fast", KHOST__ROW_PASS, 4e-3, 2),
+      make_row("c1", "wrong", KHOST__ROW_FAIL, 1e-4, 80), /* fastest, but wrong: no win, no speedup */
+      make_row("c2", "reference", KHOST__ROW_PASS, 16e-3, 1),
+      make_row("c2", "fast", KHOST__ROW_PASS, 2e-3, 8),
+      make_row("c3", "reference", KHOST__ROW_PASS, 1e-3, 1),
+      make_row("c3", "fast", KHOST__ROW_SKIP, 0, 0),
+      make_row("c2", "wrong", KHOST__ROW_FAIL, 1e-4, 160), /* rows of one case need not be adjacent */
   };
   char *text = render(NULL, rows, sizeof rows / sizeof rows[0], "reference");
   char speedup[16];
@@ -268,8 +281,7 @@ Test(table, summary_geomean_and_wins)
 Test(table, write_error_is_reported)
 {
   FILE *f = fopen("/dev/full", "w");
-  if (!f)
-    cr_skip_test("/dev/full is not available");
+  if (!f) cr_skip_test("/dev/full is not available");
   khost__row row = make_row("c1", "reference", KHOST__ROW_PASS, 1e-3, 1);
   khost__err err = {{0}};
   cr_expect_eq(khost__table_print(f, NULL, &row, 1, NULL, &err), KHOST__E_IO);
@@ -285,9 +297,17 @@ struct seconds_case {
 Test(table, durations_pick_a_readable_unit)
 {
   const struct seconds_case cases[] = {
-    {8e-7, "800.00 ns"}, {12.5e-6, "12.50 us"}, {1.5e-3, "1.50 ms"}, {2, "2.00 s"}, {999e-6, "999.00 us"},
-    {1e-3, "1.00 ms"},   {4e-10, "0.40 ns"},    {0, "-"},            {-1, "-"},     {NAN, "-"},
-    {INFINITY, "-"},
+      {8e-7, "800.00 ns"},
+      {12.5e-6, "12.50 us"},
+      {1.5e-3, "1.50 ms"},
+      {2, "2.00 s"},
+      {999e-6, "999.00 us"},
+      {1e-3, "1.00 ms"},
+      {4e-10, "0.40 ns"},
+      {0, "-"},
+      {-1, "-"},
+      {NAN, "-"},
+      {INFINITY, "-"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     char buf[32];

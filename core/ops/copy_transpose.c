@@ -35,13 +35,13 @@ static void tolerance(const khost__case *c, double *atol, double *rtol)
 }
 
 const khost__op khost__op_copy_transpose = {
-  .name = "copy_transpose",
-  .summary = "out[j][i] = in[i][j], bit-exact (fp16, bf16, fp32)",
-  .nparams = KHOST__ROWWISE_NPARAMS,
-  .params = khost__rowwise_params,
-  .tensors = tensors,
-  .generate = generate,
-  .flops = flops,
-  .bytes = bytes,
-  .tolerance = tolerance,
+    .name = "copy_transpose",
+    .summary = "out[j][i] = in[i][j], bit-exact (fp16, bf16, fp32)",
+    .nparams = KHOST__ROWWISE_NPARAMS,
+    .params = khost__rowwise_params,
+    .tensors = tensors,
+    .generate = generate,
+    .flops = flops,
+    .bytes = bytes,
+    .tolerance = tolerance,
 };

@@ -7,18 +7,26 @@
 #include "khost/ops.h"
 #include "rng.h"
 
-#define DIM_MAX (INT64_C(1) << 31)
-#define SF_BLOCK 16    /* k-elements per scale */
-#define TILE_ROWS 128  /* rows of one swizzled scale tile */
-#define TILE_COLS 4    /* scale columns of one swizzled scale tile */
+#define DIM_MAX    (INT64_C(1) << 31)
+#define SF_BLOCK   16  /* k-elements per scale */
+#define TILE_ROWS  128 /* rows of one swizzled scale tile */
+#define TILE_COLS  4   /* scale columns of one swizzled scale tile */
 #define TILE_BYTES 512 /* TILE_ROWS * TILE_COLS */
 
 static const khost__param_spec params[] = {
-  {.name = "m", .kind = KHOST__PARAM_INT, .min = TILE_ROWS, .max = DIM_MAX, .multiple_of = TILE_ROWS},
-  {.name = "k", .kind = KHOST__PARAM_INT, .min = SF_BLOCK * TILE_COLS, .max = DIM_MAX,
-   .multiple_of = SF_BLOCK * TILE_COLS},
-  {.name = "l", .kind = KHOST__PARAM_INT, .min = 1, .max = DIM_MAX, .multiple_of = 1, .has_default = true,
-   .default_value = 1},
+    {.name = "m", .kind = KHOST__PARAM_INT, .min = TILE_ROWS, .max = DIM_MAX, .multiple_of = TILE_ROWS},
+    {.name = "k",
+     .kind = KHOST__PARAM_INT,
+     .min = SF_BLOCK * TILE_COLS,
+     .max = DIM_MAX,
+     .multiple_of = SF_BLOCK * TILE_COLS},
+    {.name = "l",
+     .kind = KHOST__PARAM_INT,
+     .min = 1,
+     .max = DIM_MAX,
+     .multiple_of = 1,
+     .has_default = true,
+     .default_value = 1},
 };
 
 typedef struct dims {
@@ -45,8 +53,8 @@ static int64_t swizzled_per_batch(int64_t rows, int64_t k)
 /* formats.md: where scale (i, j) of one batch lives in the tensor-core layout. */
 static int64_t swizzled_offset(int64_t i, int64_t j, int64_t k16)
 {
-  return ((i / TILE_ROWS) * ceil_div(k16, TILE_COLS) + j / TILE_COLS) * TILE_BYTES + (i % 32) * 16
-       + ((i % TILE_ROWS) / 32) * 4 + (j % TILE_COLS);
+  return ((i / TILE_ROWS) * ceil_div(k16, TILE_COLS) + j / TILE_COLS) * TILE_BYTES + (i % 32) * 16 +
+         ((i % TILE_ROWS) / 32) * 4 + (j % TILE_COLS);
 }
 
 static void tensors(const khost__case *c, khost__tensor_set *set)
@@ -184,13 +192,13 @@ static void tolerance(const khost__case *c, double *atol, double *rtol)
 }
 
 const khost__op khost__op_nvfp4_gemv = {
-  .name = "nvfp4_gemv",
-  .summary = "batched fp4 (e2m1) matrix-vector product with e4m3 scales per 16 elements, fp16 output",
-  .nparams = sizeof params / sizeof params[0],
-  .params = params,
-  .tensors = tensors,
-  .generate = generate,
-  .flops = flops,
-  .bytes = bytes,
-  .tolerance = tolerance,
+    .name = "nvfp4_gemv",
+    .summary = "batched fp4 (e2m1) matrix-vector product with e4m3 scales per 16 elements, fp16 output",
+    .nparams = sizeof params / sizeof params[0],
+    .params = params,
+    .tensors = tensors,
+    .generate = generate,
+    .flops = flops,
+    .bytes = bytes,
+    .tolerance = tolerance,
 };

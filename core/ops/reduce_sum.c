@@ -58,13 +58,13 @@ static void tolerance(const khost__case *c, double *atol, double *rtol)
 }
 
 const khost__op khost__op_reduce_sum = {
-  .name = "reduce_sum",
-  .summary = "out[i] = sum_j in[i][j], fp32 accumulation (fp16, bf16, fp32)",
-  .nparams = KHOST__ROWWISE_NPARAMS,
-  .params = khost__rowwise_params,
-  .tensors = tensors,
-  .generate = generate,
-  .flops = flops,
-  .bytes = bytes,
-  .tolerance = tolerance,
+    .name = "reduce_sum",
+    .summary = "out[i] = sum_j in[i][j], fp32 accumulation (fp16, bf16, fp32)",
+    .nparams = KHOST__ROWWISE_NPARAMS,
+    .params = khost__rowwise_params,
+    .tensors = tensors,
+    .generate = generate,
+    .flops = flops,
+    .bytes = bytes,
+    .tolerance = tolerance,
 };

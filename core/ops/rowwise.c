@@ -10,22 +10,25 @@
 
 /* 2^31 per dimension keeps every product of two dimensions inside int64 and
  * size_t; the byte limit of the catalog bounds the total. */
-#define DIM_MAX (INT64_C(1) << 31)
+#define DIM_MAX      (INT64_C(1) << 31)
 #define FLOAT_DTYPES ((1u << KHOST__DT_FP16) | (1u << KHOST__DT_BF16) | (1u << KHOST__DT_FP32))
 
 const khost__param_spec khost__rowwise_params[KHOST__ROWWISE_NPARAMS] = {
-  {.name = "m", .kind = KHOST__PARAM_INT, .min = 1, .max = DIM_MAX, .multiple_of = 1},
-  {.name = "n", .kind = KHOST__PARAM_INT, .min = 1, .max = DIM_MAX, .multiple_of = 1},
-  {.name = "dtype", .kind = KHOST__PARAM_DTYPE, .dtypes = FLOAT_DTYPES, .has_default = true,
-   .default_value = KHOST__DT_FP32},
+    {.name = "m", .kind = KHOST__PARAM_INT, .min = 1, .max = DIM_MAX, .multiple_of = 1},
+    {.name = "n", .kind = KHOST__PARAM_INT, .min = 1, .max = DIM_MAX, .multiple_of = 1},
+    {.name = "dtype",
+     .kind = KHOST__PARAM_DTYPE,
+     .dtypes = FLOAT_DTYPES,
+     .has_default = true,
+     .default_value = KHOST__DT_FP32},
 };
 
 khost__rowwise_dims khost__rowwise_dims_of(const khost__case *c)
 {
   khost__rowwise_dims d = {
-    .m = khost__case_param(c, "m"),
-    .n = khost__case_param(c, "n"),
-    .dtype = (khost__dtype_id)khost__case_param(c, "dtype"),
+      .m = khost__case_param(c, "m"),
+      .n = khost__case_param(c, "n"),
+      .dtype = (khost__dtype_id)khost__case_param(c, "dtype"),
   };
   return d;
 }
@@ -109,7 +112,7 @@ static void *run_rows_job(void *job)
 /* Box-Muller costs tens of ns per value, seconds for the perf suites' 2^26-element
  * tensors, so large tensors are split by rows over the machine's cores. Values
  * depend on the element alone, so the split cannot change a bit. */
-#define MAX_THREADS 16
+#define MAX_THREADS         16
 #define ELEMENTS_PER_THREAD (UINT64_C(1) << 20)
 
 static int thread_count(khost__rowwise_dims d)
@@ -132,7 +135,12 @@ void khost__rowwise_generate(const khost__case *c, uint64_t seed, int index, voi
   pthread_t threads[MAX_THREADS];
   bool started[MAX_THREADS] = {false};
   for (int t = 0; t < nthreads; t++) {
-    jobs[t] = (rows_job){d, seed, index, dst, draw, (uint64_t)d.m * (uint64_t)t / (uint64_t)nthreads,
+    jobs[t] = (rows_job){d,
+                         seed,
+                         index,
+                         dst,
+                         draw,
+                         (uint64_t)d.m * (uint64_t)t / (uint64_t)nthreads,
                          (uint64_t)d.m * (uint64_t)(t + 1) / (uint64_t)nthreads};
   }
   /* A thread that cannot start leaves its rows to this one. */

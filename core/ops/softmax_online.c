@@ -71,13 +71,13 @@ static void tolerance(const khost__case *c, double *atol, double *rtol)
 }
 
 const khost__op khost__op_softmax_online = {
-  .name = "softmax_online",
-  .summary = "row-wise softmax along the last dim, max-subtracted, one pass (fp16, bf16, fp32)",
-  .nparams = KHOST__ROWWISE_NPARAMS,
-  .params = khost__rowwise_params,
-  .tensors = tensors,
-  .generate = generate,
-  .flops = flops,
-  .bytes = bytes,
-  .tolerance = tolerance,
+    .name = "softmax_online",
+    .summary = "row-wise softmax along the last dim, max-subtracted, one pass (fp16, bf16, fp32)",
+    .nparams = KHOST__ROWWISE_NPARAMS,
+    .params = khost__rowwise_params,
+    .tensors = tensors,
+    .generate = generate,
+    .flops = flops,
+    .bytes = bytes,
+    .tolerance = tolerance,
 };

@@ -20,7 +20,8 @@ __attribute__((unused)) static int run_copy(const khost_input *in)
   int64_t m = src->shape[0], n = src->shape[1];
   size_t size = src->dtype.bits / 8;
   for (int64_t i = 0; i < m; i++)
-    for (int64_t j = 0; j < n; j++) memcpy(to + (size_t)(j * m + i) * size, from + (size_t)(i * n + j) * size, size);
+    for (int64_t j = 0; j < n; j++)
+      memcpy(to + (size_t)(j * m + i) * size, from + (size_t)(i * n + j) * size, size);
   return KHOST_STATUS_OK;
 }
 
@@ -54,7 +55,8 @@ static const khost_kernel copy_kernel = {
 #endif
 };
 #ifdef BREAK_SMALL_KERNEL
-static const khost_kernel small_kernel = {.struct_size = 8, .op = "reduce_sum", .device_type = 1, .run = run_copy};
+static const khost_kernel small_kernel = {
+    .struct_size = 8, .op = "reduce_sum", .device_type = 1, .run = run_copy};
 static const khost_kernel *const kernels[] = {&copy_kernel, &small_kernel};
 #elif defined(BREAK_DUPLICATE_OP)
 static const khost_kernel *const kernels[] = {&copy_kernel, &copy_kernel};

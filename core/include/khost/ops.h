@@ -18,16 +18,16 @@ extern "C" {
  * + ((i%128)/32)*4 + j%4 with K16 = k/16; the vector's scales use row 0 of a
  * 128-row tile. Padding is zero. */
 enum khost_nvfp4_gemv_inputs {
-  KHOST_NVFP4_GEMV_A = 0,        /* e2m1 [l, m, k], packed [l][m][k/2] bytes */
-  KHOST_NVFP4_GEMV_V = 1,        /* e2m1 [l, k], packed [l][k/2] bytes */
-  KHOST_NVFP4_GEMV_SFA = 2,      /* e4m3 [l, m, k/16] */
-  KHOST_NVFP4_GEMV_SFV = 3,      /* e4m3 [l, k/16] */
-  KHOST_NVFP4_GEMV_SFA_SWZ = 4,  /* e4m3 [l, ceil(m/128) * ceil(k/64) * 512] */
-  KHOST_NVFP4_GEMV_SFV_SWZ = 5,  /* e4m3 [l, ceil(k/64) * 512] */
+  KHOST_NVFP4_GEMV_A = 0,       /* e2m1 [l, m, k], packed [l][m][k/2] bytes */
+  KHOST_NVFP4_GEMV_V = 1,       /* e2m1 [l, k], packed [l][k/2] bytes */
+  KHOST_NVFP4_GEMV_SFA = 2,     /* e4m3 [l, m, k/16] */
+  KHOST_NVFP4_GEMV_SFV = 3,     /* e4m3 [l, k/16] */
+  KHOST_NVFP4_GEMV_SFA_SWZ = 4, /* e4m3 [l, ceil(m/128) * ceil(k/64) * 512] */
+  KHOST_NVFP4_GEMV_SFV_SWZ = 5, /* e4m3 [l, ceil(k/64) * 512] */
   KHOST_NVFP4_GEMV_NINPUTS = 6
 };
 enum khost_nvfp4_gemv_outputs {
-  KHOST_NVFP4_GEMV_C = 0,        /* fp16 [l, m] */
+  KHOST_NVFP4_GEMV_C = 0, /* fp16 [l, m] */
   KHOST_NVFP4_GEMV_NOUTPUTS = 1
 };
 
@@ -37,8 +37,8 @@ enum khost_nvfp4_gemv_outputs {
 /* softmax_online, params m, n: out[i][j] = exp(in[i][j] - max_i) / sum_j exp(in[i][j] - max_i).
  *   in [m, n], out [m, n], same dtype. */
 enum khost_rowwise_tensors {
-  KHOST_ROWWISE_IN = 0,  /* the only input */
-  KHOST_ROWWISE_OUT = 0  /* the only output */
+  KHOST_ROWWISE_IN = 0, /* the only input */
+  KHOST_ROWWISE_OUT = 0 /* the only output */
 };
 
 /* Returns the value of parameter `name` in `in`, or `fallback` when absent. */

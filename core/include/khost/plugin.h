@@ -60,10 +60,7 @@ typedef enum khost_status {
 } khost_status;
 
 /* Where memory lives and where a kernel runs; values are DLPack's DLDeviceType. */
-typedef enum khost_device_type {
-  KHOST_DEVICE_CPU = 1,
-  KHOST_DEVICE_CUDA = 2
-} khost_device_type;
+typedef enum khost_device_type { KHOST_DEVICE_CPU = 1, KHOST_DEVICE_CUDA = 2 } khost_device_type;
 
 /* Type codes, equal to DLPack v1.1's DLDataTypeCode so tensors can be exchanged
  * with DLPack users without translation. */
@@ -112,20 +109,20 @@ typedef struct khost_param {
  * the call (and of supports()/workspace_size() calls). Inputs are read-only:
  * a kernel that writes them is reported as an error. */
 typedef struct khost_input {
-  size_t struct_size;           /* sizeof(khost_input) as the host compiled it */
-  const char *op;               /* op name, as in khost_kernel.op; host-owned */
-  int32_t nparams;              /* entries in params */
-  const khost_param *params;    /* the op's parameters; host-owned */
-  int32_t ninputs;              /* entries in inputs */
-  const khost_tensor *inputs;   /* read-only tensors in the op's order; index with khost_tensor_at */
-  int32_t noutputs;             /* entries in outputs */
-  const khost_tensor *outputs;  /* tensors to overwrite completely; index with khost_tensor_at */
-  void *stream;                 /* cudaStream_t (CUstream) for CUDA kernels; NULL for CPU */
-  void *workspace;              /* host-owned scratch of workspace_bytes on the kernel's device, or NULL */
-  size_t workspace_bytes;       /* as asked through khost_kernel.workspace_size */
-  char *error;                  /* host-owned buffer for a NUL-terminated message */
-  size_t error_size;            /* capacity of error in bytes (>= 256) */
-  int32_t num_threads;          /* CPU kernels: threads the kernel may use (>= 1) */
+  size_t struct_size;          /* sizeof(khost_input) as the host compiled it */
+  const char *op;              /* op name, as in khost_kernel.op; host-owned */
+  int32_t nparams;             /* entries in params */
+  const khost_param *params;   /* the op's parameters; host-owned */
+  int32_t ninputs;             /* entries in inputs */
+  const khost_tensor *inputs;  /* read-only tensors in the op's order; index with khost_tensor_at */
+  int32_t noutputs;            /* entries in outputs */
+  const khost_tensor *outputs; /* tensors to overwrite completely; index with khost_tensor_at */
+  void *stream;                /* cudaStream_t (CUstream) for CUDA kernels; NULL for CPU */
+  void *workspace;             /* host-owned scratch of workspace_bytes on the kernel's device, or NULL */
+  size_t workspace_bytes;      /* as asked through khost_kernel.workspace_size */
+  char *error;                 /* host-owned buffer for a NUL-terminated message */
+  size_t error_size;           /* capacity of error in bytes (>= 256) */
+  int32_t num_threads;         /* CPU kernels: threads the kernel may use (>= 1) */
 } khost_input;
 
 /* Tensor i of khost_input.inputs or .outputs. Arrays are stepped by the host's
@@ -150,11 +147,11 @@ typedef int (*khost_workspace_fn)(const khost_input *in, size_t *bytes);
 
 /* One implementation of one op on one device. Static, plugin-owned. */
 typedef struct khost_kernel {
-  size_t struct_size;          /* sizeof(khost_kernel) as the plugin compiled it */
-  const char *op;              /* catalog op name, for example "nvfp4_gemv" */
-  int32_t device_type;         /* khost_device_type the kernel runs on and reads from */
-  khost_kernel_fn run;         /* required */
-  khost_supports_fn supports;  /* optional, NULL = supports everything valid */
+  size_t struct_size;                /* sizeof(khost_kernel) as the plugin compiled it */
+  const char *op;                    /* catalog op name, for example "nvfp4_gemv" */
+  int32_t device_type;               /* khost_device_type the kernel runs on and reads from */
+  khost_kernel_fn run;               /* required */
+  khost_supports_fn supports;        /* optional, NULL = supports everything valid */
   khost_workspace_fn workspace_size; /* optional, NULL = no workspace */
 } khost_kernel;
 
@@ -170,18 +167,18 @@ typedef void (*khost_fini_fn)(void);
 /* The descriptor a plugin returns. Static, read-only, plugin-owned; it must
  * stay valid until the library is unloaded. One kernel per (op, device). */
 typedef struct khost_plugin {
-  uint64_t magic;              /* KHOST_PLUGIN_MAGIC */
-  uint32_t abi_major;          /* KHOST_ABI_MAJOR the plugin was built with */
-  uint32_t abi_minor;          /* KHOST_ABI_MINOR the plugin was built with */
-  size_t struct_size;          /* sizeof(khost_plugin) as the plugin compiled it */
-  const char *name;            /* unique backend name, [a-z0-9_]+, for example "cute" */
-  const char *version;         /* the plugin's own version string */
-  const char *language;        /* "c", "cuda", "cute", "triton", ... */
-  const char *description;     /* one line */
-  int32_t nkernels;            /* entries in kernels */
+  uint64_t magic;                     /* KHOST_PLUGIN_MAGIC */
+  uint32_t abi_major;                 /* KHOST_ABI_MAJOR the plugin was built with */
+  uint32_t abi_minor;                 /* KHOST_ABI_MINOR the plugin was built with */
+  size_t struct_size;                 /* sizeof(khost_plugin) as the plugin compiled it */
+  const char *name;                   /* unique backend name, [a-z0-9_]+, for example "cute" */
+  const char *version;                /* the plugin's own version string */
+  const char *language;               /* "c", "cuda", "cute", "triton", ... */
+  const char *description;            /* one line */
+  int32_t nkernels;                   /* entries in kernels */
   const khost_kernel *const *kernels; /* pointers, so khost_kernel may grow */
-  khost_init_fn init;          /* optional */
-  khost_fini_fn fini;          /* optional */
+  khost_init_fn init;                 /* optional */
+  khost_fini_fn fini;                 /* optional */
 } khost_plugin;
 
 /* The exported entry. host_major/host_minor: the host's ABI version. Returns
@@ -190,11 +187,11 @@ typedef const khost_plugin *(*khost_plugin_entry_fn)(uint32_t host_major, uint32
 
 /* Declares the entry function of a plugin that serves any host of the same
  * major. Use: KHOST_PLUGIN_DEFINE(my_descriptor) at file scope. */
-#define KHOST_PLUGIN_DEFINE(descriptor)                                                        \
-  KHOST_EXPORT const khost_plugin *khost_plugin_entry(uint32_t host_major, uint32_t host_minor) \
-  {                                                                                            \
-    (void)host_minor;                                                                          \
-    return host_major == KHOST_ABI_MAJOR ? &(descriptor) : NULL;                               \
+#define KHOST_PLUGIN_DEFINE(descriptor)                                                                      \
+  KHOST_EXPORT const khost_plugin *khost_plugin_entry(uint32_t host_major, uint32_t host_minor)              \
+  {                                                                                                          \
+    (void)host_minor;                                                                                        \
+    return host_major == KHOST_ABI_MAJOR ? &(descriptor) : NULL;                                             \
   }
 
 #ifdef __cplusplus
