@@ -6,7 +6,7 @@
 # Usage: tools/ncu-compare.sh BUILD_DIR SUITE CASE BACKENDS   (output: a small table)
 set -euo pipefail
 build=$1 suite=$2 case=$3 backends=$4
-work=${OUT:-/tmp}/ncu-compare
+work=/tmp/ncu-compare
 mkdir -p "$work"
 export KHOST_SUITE_PATH="$PWD/suites"
 "$build/khost" --suite "$suite" --case "$case" --backends "$backends" --json "$work/khost.json" >/dev/null

@@ -60,7 +60,10 @@ int launch(const khost_input *in, const khost__cute_rows &rows)
 template <class T, class V>
 int launch_for_shape(const khost_input *in, const khost__cute_rows &rows)
 {
-  constexpr int NV = std::is_same_v<T, V> ? 8 : 4;
+#ifndef KHOST_CUTE_REDUCE_NV
+#define KHOST_CUTE_REDUCE_NV 4
+#endif
+  constexpr int NV = std::is_same_v<T, V> ? 8 : KHOST_CUTE_REDUCE_NV;
   int64_t nvec = rows.n / lanes_of<T, V>;
   if (nvec <= 8 * NV) return launch<T, V, row_shape<8, NV>>(in, rows);
   if (nvec <= 128 * NV || rows.m >= 8192) return launch<T, V, row_shape<32, NV>>(in, rows);

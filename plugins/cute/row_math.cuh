@@ -173,9 +173,26 @@ __device__ __forceinline__ void load_fragment(fragment<T, V, NV> &f, const Src &
                                               const Shape &shape, int step, float fill)
 {
   V words[NV];
+#ifdef KHOST_CUTE_EVICT_FIRST
+  uint64_t policy;
+  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+#endif
 #pragma unroll
   for (int j = 0; j < NV; j++) {
     f.valid[j] = cute::elem_less(pos(0, j, step), shape);
+#ifdef KHOST_CUTE_EVICT_FIRST
+    if constexpr (sizeof(V) == 16) {
+      if (f.valid[j]) {
+        uint32_t *d = reinterpret_cast<uint32_t *>(&words[j]);
+        asm volatile("ld.global.L1::no_allocate.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+                     : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
+                     : "l"(&src(0, j, step)), "l"(policy));
+      } else {
+        words[j] = splat<T, V>(fill);
+      }
+      continue;
+    }
+#endif
     words[j] = f.valid[j] ? src(0, j, step) : splat<T, V>(fill);
   }
 #pragma unroll

@@ -3,10 +3,14 @@
  * (max, sum of exp(x - max)) over its words, and partial pairs merge with the
  * rescale sum * exp(max_old - max_new) (row_math.cuh, merge()).
  *
- * Rows of up to 32K elements stay in registers (as floats) between the
- * statistics and the output, so HBM sees each input byte once and each output
- * byte once. Longer rows stream: the statistics pass and the output pass each
- * read the row, one extra read (partly served by L2). */
+ * Rows of up to 64K elements (16K on the element path) stay in registers (as
+ * floats) between the statistics and the output, so HBM sees each input byte
+ * once and each output byte once; rows longer than 8K are split over a cluster
+ * of CTAs that exchange their statistics through distributed shared memory.
+ * Longer rows stream: the statistics pass and the output pass each read the
+ * row, one extra read (partly served by L2). */
+#include <cooperative_groups.h>
+
 #include "row_math.cuh"
 
 namespace {
@@ -31,22 +35,48 @@ __device__ __forceinline__ void write_fragment(const fragment<T, V, NV> &f, soft
   }
 }
 
-/* Rows that fit in one step (nvec <= TPR * NV): the row stays in registers. */
-template <class T, class V, class RS>
+/* The statistics of the whole row from each CTA's: every CTA of the cluster
+ * publishes its pair in shared memory, and after a cluster barrier each reads
+ * all of them (distributed shared memory) and merges them in rank order, so
+ * every CTA ends with the same bits. The caller must call cute::cluster_wait()
+ * before exiting: the arrive here tells the others this CTA is done reading. */
+template <int CL>
+__device__ __forceinline__ softmax_stat cluster_merge(softmax_stat stat)
+{
+  __shared__ softmax_stat published;
+  if (threadIdx.x == 0) published = stat;
+  cute::cluster_sync();
+  cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
+  softmax_stat merged = {-INFINITY, 0.0f};
+#pragma unroll
+  for (int rank = 0; rank < CL; rank++) merged = merge(merged, *cluster.map_shared_rank(&published, rank));
+  cute::cluster_arrive_relaxed();
+  return merged;
+}
+
+/* Rows that fit in CL steps (nvec <= CL * TPR * NV): the row stays in
+ * registers. With CL > 1 a row is split over a cluster of CL CTAs, CTA `part`
+ * holding step `part` of it, and the CTAs' statistics meet through distributed
+ * shared memory; a row then needs no more threads or registers per CTA than an
+ * eighth of it (CL <= 8, the portable cluster size). */
+template <class T, class V, class RS, int CL>
 __global__ void __launch_bounds__(RS::THREADS, RS::MIN_BLOCKS) softmax_resident(const V *in, V *out, int m,
                                                                                  int nvec)
 {
   using namespace cute;
   __shared__ softmax_stat scratch[RS::THREADS / WARP];
+  int block = int(blockIdx.x) / CL, part = int(blockIdx.x) % CL; /* part: the rank in the cluster */
   auto words = make_layout(make_shape(m, nvec), make_stride(int64_t(nvec), Int<1>{}));
-  Tensor tIn = thread_words<RS>(make_tensor(make_gmem_ptr(in), words), blockIdx.x);   /* (1, NV, 1) */
-  Tensor tOut = thread_words<RS>(make_tensor(make_gmem_ptr(out), words), blockIdx.x);
-  Tensor tPos = thread_words<RS>(make_identity_tensor(shape(words)), blockIdx.x);
+  Tensor tIn = thread_words<RS>(make_tensor(make_gmem_ptr(in), words), block);   /* (1, NV, steps) */
+  Tensor tOut = thread_words<RS>(make_tensor(make_gmem_ptr(out), words), block);
+  Tensor tPos = thread_words<RS>(make_identity_tensor(shape(words)), block);
 
   fragment<T, V, RS::NV> f;
-  load_fragment(f, tIn, tPos, shape(words), 0, -INFINITY);
+  load_fragment(f, tIn, tPos, shape(words), part, -INFINITY);
   softmax_stat stat = group_reduce<RS::TPR>(fragment_stat(f), merge_op{}, scratch);
-  write_fragment(f, stat, [&](int j) -> V & { return tOut(0, j, 0); });
+  if constexpr (CL > 1) stat = cluster_merge<CL>(stat);
+  write_fragment(f, stat, [&](int j) -> V & { return tOut(0, j, part); });
+  if constexpr (CL > 1) cute::cluster_wait();
 }
 
 /* Longer rows, one per block: the online pass over all steps, then a second
@@ -76,7 +106,8 @@ __global__ void __launch_bounds__(RS::THREADS, RS::MIN_BLOCKS) softmax_streaming
   }
 }
 
-template <class T, class V, class RS, bool STREAMING>
+/* CL: CTAs per row (a cluster) for the resident kernel; 0 for the streaming one. */
+template <class T, class V, class RS, int CL>
 int launch(const khost_input *in, const khost__cute_rows &rows)
 {
   int nvec = int(rows.n / lanes_of<T, V>);
@@ -84,35 +115,55 @@ int launch(const khost_input *in, const khost__cute_rows &rows)
   cudaStream_t stream = (cudaStream_t)in->stream;
   const V *src = static_cast<const V *>(rows.in);
   V *dst = static_cast<V *>(rows.out);
-  if constexpr (STREAMING)
+  if constexpr (CL == 0) {
     softmax_streaming<T, V, RS><<<blocks, RS::THREADS, 0, stream>>>(src, dst, int(rows.m), nvec);
-  else
-    softmax_resident<T, V, RS><<<blocks, RS::THREADS, 0, stream>>>(src, dst, int(rows.m), nvec);
+  } else if constexpr (CL == 1) {
+    softmax_resident<T, V, RS, 1><<<blocks, RS::THREADS, 0, stream>>>(src, dst, int(rows.m), nvec);
+  } else {
+    cudaLaunchConfig_t config = {};
+    cudaLaunchAttribute cluster = {};
+    cluster.id = cudaLaunchAttributeClusterDimension;
+    cluster.val.clusterDim.x = CL;
+    cluster.val.clusterDim.y = 1;
+    cluster.val.clusterDim.z = 1;
+    config.gridDim = dim3(unsigned(blocks) * CL);
+    config.blockDim = dim3(RS::THREADS);
+    config.stream = stream;
+    config.attrs = &cluster;
+    config.numAttrs = 1;
+    KHOST__CUTE_CHECK(in, cudaLaunchKernelEx(&config, softmax_resident<T, V, RS, CL>, src, dst, int(rows.m),
+                                             nvec));
+  }
   KHOST__CUTE_CHECK(in, cudaGetLastError());
   return KHOST_STATUS_OK;
 }
 
-/* The smallest shape whose TPR threads hold the row in registers, 16 elements
- * per thread, so short rows still keep several loads in flight per thread; 32
- * for the two widest vector shapes (32 floats fit beside the rest under the
- * 64-register cap without spilling). The element path spills at 32 separate
- * words, so it stops at 16K elements. Longer rows stream. */
+/* The smallest shape whose threads hold the row in registers, 16 elements per
+ * thread, so short rows still keep several loads in flight per thread. Rows
+ * of 4K to 64K elements on the vector path take 256 threads x 32 elements per
+ * CTA (32 floats fit beside the rest under the 64-register cap without
+ * spilling) and a cluster of 1 to 8 CTAs per row: every CTA is then the shape
+ * that moves 8192-element rows best, 4 per SM. The element path spills at 32
+ * separate words, so it stops at 16K elements in one CTA. Longer rows stream. */
 template <class T, class V>
 int launch_for_shape(const khost_input *in, const khost__cute_rows &rows)
 {
   constexpr bool WORDS = !std::is_same_v<T, V>;
+  using wide = elements_shape<T, V, 256, 32>;
   int64_t n = rows.n;
-  if (n <= 4 * 16) return launch<T, V, elements_shape<T, V, 4, 16>, false>(in, rows);
-  if (n <= 16 * 16) return launch<T, V, elements_shape<T, V, 16, 16>, false>(in, rows);
-  if (n <= 64 * 16) return launch<T, V, elements_shape<T, V, 64, 16>, false>(in, rows);
-  if (n <= 256 * 16) return launch<T, V, elements_shape<T, V, 256, 16>, false>(in, rows);
+  if (n <= 4 * 16) return launch<T, V, elements_shape<T, V, 4, 16>, 1>(in, rows);
+  if (n <= 16 * 16) return launch<T, V, elements_shape<T, V, 16, 16>, 1>(in, rows);
+  if (n <= 64 * 16) return launch<T, V, elements_shape<T, V, 64, 16>, 1>(in, rows);
+  if (n <= 256 * 16) return launch<T, V, elements_shape<T, V, 256, 16>, 1>(in, rows);
   if constexpr (WORDS) {
-    if (n <= 512 * 32) return launch<T, V, elements_shape<T, V, 512, 32>, false>(in, rows);
-    if (n <= 1024 * 32) return launch<T, V, elements_shape<T, V, 1024, 32>, false>(in, rows);
+    if (n <= 256 * 32) return launch<T, V, wide, 1>(in, rows);
+    if (n <= 2 * 256 * 32) return launch<T, V, wide, 2>(in, rows);
+    if (n <= 4 * 256 * 32) return launch<T, V, wide, 4>(in, rows);
+    if (n <= 8 * 256 * 32) return launch<T, V, wide, 8>(in, rows);
   } else {
-    if (n <= 1024 * 16) return launch<T, V, elements_shape<T, V, 1024, 16>, false>(in, rows);
+    if (n <= 1024 * 16) return launch<T, V, elements_shape<T, V, 1024, 16>, 1>(in, rows);
   }
-  return launch<T, V, elements_shape<T, V, 512, 16>, true>(in, rows);
+  return launch<T, V, elements_shape<T, V, 512, 16>, 0>(in, rows);
 }
 
 int supports(const khost_input *in)

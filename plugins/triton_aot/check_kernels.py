@@ -62,6 +62,31 @@ def _lop3(a, b, c, lut):
     return out & MASK32
 
 
+def _prmt(a, b, c):
+    """prmt.b32 in its default mode: each selector nibble of c picks one of the 8 bytes of
+    {b, a}; with the nibble's top bit set, the byte becomes its own sign, 0x00 or 0xff."""
+    a, b, c = np.broadcast_arrays(a, b, c)
+    source = (a & MASK32) | ((b & MASK32) << np.uint64(32))
+    out = np.zeros_like(source)
+    for i in range(4):
+        sel = (c >> np.uint64(4 * i)) & np.uint64(15)
+        byte = (source >> ((sel & np.uint64(7)) * np.uint64(8))) & np.uint64(0xFF)
+        byte = np.where(sel & np.uint64(8), np.where(byte & np.uint64(0x80), np.uint64(0xFF), np.uint64(0)), byte)
+        out |= byte << np.uint64(8 * i)
+    return out
+
+
+def _dp4a_u32_s32(a, b, c):
+    """c + the four products of a's unsigned and b's signed bytes, as 32-bit two's complement."""
+    total = (c & MASK32).astype(np.uint32).view(np.int32).astype(np.int64)
+    for i in range(4):
+        shift = np.uint64(8 * i)
+        ua = ((a >> shift) & np.uint64(0xFF)).astype(np.int64)
+        sb = ((b >> shift) & np.uint64(0xFF)).astype(np.uint8).view(np.int8).astype(np.int64)
+        total = total + ua * sb
+    return total.astype(np.int32).view(np.uint32).astype(np.uint64)
+
+
 def _ex2_ftz(x):
     x = np.where(np.abs(x) < np.float32(2.0**-126), np.float32(0), x)
     r = np.exp2(x.astype(np.float64)).astype(np.float32)
@@ -110,6 +135,18 @@ class Ptx:
             r = (v[0] & MASK32) >> v[1]
         elif op == "and.b32":
             r = v[0] & v[1] & MASK32
+        elif op == "or.b32":
+            r = (v[0] | v[1]) & MASK32
+        elif op == "xor.b32":
+            r = (v[0] ^ v[1]) & MASK32
+        elif op == "add.u32":
+            r = (v[0] + v[1]) & MASK32
+        elif op == "sub.u32":
+            r = (v[0] - v[1]) & MASK32
+        elif op == "prmt.b32":
+            r = _prmt(v[0], v[1], v[2])
+        elif op == "dp4a.u32.s32":
+            r = _dp4a_u32_s32(v[0], v[1], v[2])
         elif op == "lop3.b32":
             r = _lop3(v[0], v[1], v[2], int(v[3]))
         elif op == "mul.rn.f16x2":

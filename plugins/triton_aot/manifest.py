@@ -39,21 +39,26 @@ def _rowwise_signature(elem, aligned, m_aligned=False):
 
 
 def _nvfp4_gemv():
-    # ks = k/16 is a multiple of 4 for every valid k; ":2" is all the 16-byte accesses
-    # to `a` need, and a larger promise would make Triton widen the scale loads and
-    # change the register layout for the worse.
+    # ks = k/16 is a multiple of 4 for every aligned k (k % 64 == 0): the promise gives each
+    # thread 4 words of a row (two 16-byte loads) and their 4 scale bytes, one 4-byte load
+    # that the pipeline can copy asynchronously like the words.
     signature = {"a": "*i64:16", "sfa": "*u8:16", "v": "*i64:16", "sfv": "*u8:16", "c": "*fp16:16",
-                 "m": "i32:16", "ks": "i32:2"}
-    shapes = ((64, 8), (32, 4), (16, 4), (8, 2))  # (BLOCK_M, num_warps): 8, 8, 4, 4 rows a thread
-    return [_variant(f"gemv_m{bm}_k1024_w{w}", "nvfp4_gemv", "nvfp4_gemv.py", "nvfp4_gemv", signature,
-                     {"BLOCK_M": bm, "BLOCK_K": 1024}, w, "e2m1", True) for bm, w in shapes]
+                 "m": "i32:16", "ks": "i32:4"}
+    shapes = ((128, 1024, 8, 3), (64, 1024, 4, 3), (64, 1024, 4, 4), (64, 1024, 8, 3), (32, 1024, 2, 4),
+              (32, 2048, 4, 3), (16, 1024, 2, 4), (16, 2048, 4, 3), (64, 512, 4, 4), (32, 1024, 4, 4))
+    return [_variant(f"gemv_m{bm}_k{bk}_w{w}_s{st}", "nvfp4_gemv", "nvfp4_gemv.py", "nvfp4_gemv", signature,
+                     {"BLOCK_M": bm, "BLOCK_K": bk, "STAGES": st}, w, "e2m1", True, num_stages=st)
+            for bm, bk, w, st in shapes]
 
 
 def _copy_transpose():
     out = []
+    tiles = {16: ((128, 128, 8), (64, 64, 4), (64, 128, 4), (128, 64, 4), (128, 128, 4), (64, 256, 8)),
+             32: ((128, 128, 8), (64, 64, 4), (64, 128, 4), (128, 64, 4), (32, 128, 4), (128, 32, 4),
+                  (128, 128, 4), (256, 64, 8))}
     for bits in (16, 32):
         elem = f"i{bits}"
-        for bm, bn, w, aligned in ((128, 128, 8, True), (64, 64, 4, True), (64, 64, 4, False)):
+        for bm, bn, w, aligned in [t + (True, ) for t in tiles[bits]] + [(64, 64, 4, False)]:
             suffix = "" if aligned else "_any"
             out.append(_variant(f"copy_b{bits}_t{bm}x{bn}_w{w}{suffix}", "copy_transpose",
                                 "copy_transpose.py",
@@ -65,12 +70,14 @@ def _copy_transpose():
 def _reduce_sum():
     out = []
     for dt in FLOAT_TYPES:
-        for bm, bn, w, aligned in ((32, 64, 4, True), (4, 1024, 4, True), (1, 4096, 8, True),
-                                   (4, 512, 4, False)):
+        for bm, bn, w, st, aligned in ((32, 64, 4, 1, True), (4, 1024, 4, 1, True), (1, 4096, 8, 1, True),
+                                       (1, 8192, 8, 1, True), (2, 4096, 8, 1, True), (1, 4096, 8, 3, True),
+                                       (1, 2048, 4, 4, True), (1, 8192, 16, 1, True), (4, 1024, 4, 3, True),
+                                       (4, 512, 4, 1, False)):
             suffix = "" if aligned else "_any"
-            out.append(_variant(f"reduce_{dt}_m{bm}_n{bn}_w{w}{suffix}", "reduce_sum", "reduce_sum.py",
-                                "reduce_sum", _rowwise_signature(dt, aligned), {"BLOCK_M": bm, "BLOCK_N": bn},
-                                w, dt, aligned))
+            out.append(_variant(f"reduce_{dt}_m{bm}_n{bn}_w{w}_s{st}{suffix}", "reduce_sum", "reduce_sum.py",
+                                "reduce_sum", _rowwise_signature(dt, aligned),
+                                {"BLOCK_M": bm, "BLOCK_N": bn, "STAGES": st}, w, dt, aligned, num_stages=st))
     return out
 
 
@@ -78,7 +85,8 @@ def _softmax_online():
     out = []
     for dt in FLOAT_TYPES:
         for bm, bn, w, aligned in ((16, 64, 4, True), (4, 1024, 4, True), (1, 8192, 8, True),
-                                   (0, 4096, 8, True), (4, 1024, 4, False), (0, 2048, 8, False)):
+                                   (0, 4096, 8, True), (0, 8192, 16, True), (4, 1024, 4, False),
+                                   (0, 2048, 8, False)):
             suffix = "" if aligned else "_any"
             if bm:
                 out.append(_variant(f"softmax_{dt}_tile_m{bm}_n{bn}_w{w}{suffix}", "softmax_online",
@@ -88,6 +96,10 @@ def _softmax_online():
                 out.append(_variant(f"softmax_{dt}_loop_n{bn}_w{w}{suffix}", "softmax_online",
                                     "softmax_online.py", "softmax_loop", _rowwise_signature(dt, aligned),
                                     {"BLOCK_N": bn}, w, dt, aligned))
+        for bn, w, st in ((8192, 16, 1), (8192, 32, 1), (16384, 32, 1), (8192, 16, 3), (4096, 8, 3)):
+            out.append(_variant(f"softmax_{dt}_stream_n{bn}_w{w}_s{st}", "softmax_online", "softmax_online.py",
+                                "softmax_stream", _rowwise_signature(dt, True), {"BLOCK_N": bn, "STAGES": st}, w,
+                                dt, True, num_stages=st))
     return out
 
 

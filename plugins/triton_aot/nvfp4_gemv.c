@@ -22,7 +22,7 @@ typedef struct gemv_call {
 
 static const char *cannot_run(const khost__triton_variant *v, const khost__triton_shape *s)
 {
-  if (!s->aligned) return "needs 16-byte aligned tensors, m % 16 == 0 and k % 32 == 0";
+  if (!s->aligned) return "needs 16-byte aligned tensors, m % 16 == 0 and k % 64 == 0";
   if (s->m % v->block_m != 0) return "m is not a multiple of the variant's block_m";
   /* Row offsets inside a batch are 32-bit; batch offsets are 64-bit. */
   if (s->m * (s->k / SCALE_BLOCK) > INT32_MAX) return "a batch's offsets would overflow 32 bits";
@@ -77,8 +77,8 @@ static int call_of(const khost_input *in, gemv_call *call)
   call->sfv = khost_tensor_at(in->inputs, KHOST_NVFP4_GEMV_SFV)->data;
   call->c = khost_tensor_at(in->outputs, KHOST_NVFP4_GEMV_C)->data;
   /* The kernel reads 64-bit words of a and v (16-byte vectors of them) and was
-   * compiled on the promise that m % 16 == 0 and k / 16 is even. */
-  int aligned = m % 16 == 0 && k % (2 * SCALE_BLOCK) == 0;
+   * compiled on the promise that m % 16 == 0 and k / 16 is a multiple of 4. */
+  int aligned = m % 16 == 0 && k % (4 * SCALE_BLOCK) == 0;
   void *const pointers[] = {call->a, call->sfa, call->v, call->sfv, call->c};
   for (size_t i = 0; i < sizeof pointers / sizeof pointers[0]; i++)
     aligned = aligned && khost__triton_aligned16(pointers[i]);

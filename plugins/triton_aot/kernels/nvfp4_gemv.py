@@ -4,60 +4,62 @@ The kernel reads `a` and `v` as 64-bit words: one word holds 16 e2m1 codes, exac
 e4m3 scale group, so a row of k/2 bytes is ks = k/16 words and lines up one to one with
 its ks scale bytes.
 
-Decoding costs integer instructions, and at HBM speed the budget is about three
-instructions per element, so codes become fp16 by bit placement only: an e2m1 code's
-two exponent bits and one mantissa bit land on the low exponent bits and the top
-mantissa bit of an fp16 (bits 9..11) and its sign on bit 15. That fp16 is the e2m1 value
-times 2^-14, subnormals included, which Hopper's fp16 units handle exactly. `v` is
-decoded once per tile and rescaled to its exact values; a group's 16 products are then
-summed with packed fp16 FMAs, which is exact: each product is a multiple of 2^-16 of
-magnitude at most 36 * 2^-14, and a half-lane sums 8 of them, so every partial sum
-needs at most 11 significant bits. Group sums are scaled and accumulated in fp32.
+At HBM speed the budget is about three instructions per element, so a group's 16
+products are integer dot products (dp4a, four products an instruction) of doubled e2m1
+values, which are the integers 0, 1, 2, 3, 4, 6, 8, 12 with a sign. One `prmt` looks up
+four codes' magnitudes in an 8-byte table held in two registers; a code's sign bit is
+also prmt's "replicate the sign" selector bit, which then yields 0 because every table
+byte is below 0x80. So prmt over the word gives the magnitudes of the positive codes
+(negative ones 0), and prmt over the word with its sign bits flipped gives those of the
+negative codes: a group is 8 lookups and 8 dp4a against `v` and `-v`, which are decoded
+once per tile (signed bytes) and shared by the rows a thread holds. The group sum is
+exact in int32 (at most 16 * 144), and so is its product with the two scales in fp32;
+only the fp32 accumulation rounds.
 """
 import triton
 import triton.language as tl
 
+# Doubled e2m1 magnitudes 0, 0.5, 1, 1.5 and 2, 3, 4, 6 as bytes: prmt's low and high table.
+TABLE_LO = 0x03020100
+TABLE_HI = 0x0C080604
+SIGNS = "0x88888888"  # the sign bit of every code in a 32-bit word
 
-def _decode_word(word, out, tmp):
-    """PTX that turns the 8 codes of the 32-bit register `word` into four fp16x2
-    registers out[0..3] holding code * 2^-14. Register pairs are (0, 4), (1, 5), (2, 6),
-    (3, 7) by nibble; any pairing works because a and v go through the same decode.
-    Building wa (even nibbles) and wb (odd nibbles) first puts each sign 6 bits above its
-    magnitude, so one shift and one mask then give a whole fp16 pair."""
-    b, y, wa, wb = tmp
-    # lop3 0xE4 is (a & c) | (b & ~c): the low three bits of each byte from the first
-    # operand, the rest from the second.
-    return f"""
-shr.b32 {b}, {word}, 4;
-shl.b32 {y}, {word}, 3;
-lop3.b32 {wa}, {word}, {y}, 0x07070707, 0xE4;
-shr.b32 {y}, {word}, 1;
-lop3.b32 {wb}, {b}, {y}, 0x07070707, 0xE4;
-shl.b32 {out[0]}, {wa}, 9; and.b32 {out[0]}, {out[0]}, 0x8E008E00;
-shl.b32 {out[1]}, {wb}, 9; and.b32 {out[1]}, {out[1]}, 0x8E008E00;
-shl.b32 {out[2]}, {wa}, 1; and.b32 {out[2]}, {out[2]}, 0x8E008E00;
-shl.b32 {out[3]}, {wb}, 1; and.b32 {out[3]}, {out[3]}, 0x8E008E00;
-"""
+# A 64-bit word $IN -> the selector registers of its four quarters (4 codes each): w0, h0,
+# w1, h2 select the positive codes' magnitudes, x0, h1, x1, h3 the negative ones'.
+# prmt reads only the low 16 bits of its selector, so the high quarters are shifted down.
+_QUARTERS = ("mov.b64 {w0, w1}, $IN;\n"
+             f"xor.b32 x0, w0, {SIGNS};\nxor.b32 x1, w1, {SIGNS};\n"
+             "shr.b32 h0, w0, 16;\nshr.b32 h1, x0, 16;\nshr.b32 h2, w1, 16;\nshr.b32 h3, x1, 16;\n")
+_SELECTORS = (("w0", "x0"), ("h0", "h1"), ("w1", "x1"), ("h2", "h3"))
 
 
-_TMP = ("b", "y", "wa", "wb")
+def _lookup(table_lo, pos, neg):
+    """p, n = magnitudes of the positive and of the negative codes of one quarter."""
+    return (f"prmt.b32 p, {table_lo}, {TABLE_HI:#x}, {pos};\n"
+            f"prmt.b32 n, {table_lo}, {TABLE_HI:#x}, {neg};\n")
 
-# v: one 64-bit word ($8) -> eight fp16x2 registers ($0..$7) with the exact values.
-_DECODE_V = tl.constexpr("{\n.reg .b32 w<2>, b, y, wa, wb, two14;\nmov.b64 {w0, w1}, $8;\n" +
-                         _decode_word("w0", ("$0", "$1", "$2", "$3"), _TMP) +
-                         _decode_word("w1", ("$4", "$5", "$6", "$7"), _TMP) +
-                         "mov.b32 two14, 0x74007400;\n" +
-                         "".join(f"mul.rn.f16x2 ${i}, ${i}, two14;\n" for i in range(8)) + "}")
 
-# One group: $0 = 2^-14 * sum of the 16 products of a's word ($1) and v ($2..$9).
-_GROUP_DOT = tl.constexpr("{\n.reg .b32 w<2>, h<8>, b, y, wa, wb, acc;\n.reg .f16 lo, hi;\n"
-                          ".reg .f32 flo, fhi;\nmov.b64 {w0, w1}, $1;\n" +
-                          _decode_word("w0", ("h0", "h1", "h2", "h3"), _TMP) +
-                          _decode_word("w1", ("h4", "h5", "h6", "h7"), _TMP) +
-                          "mul.rn.f16x2 acc, h0, $2;\n" +
-                          "".join(f"fma.rn.f16x2 acc, h{i}, ${i + 2}, acc;\n" for i in range(1, 8)) +
-                          "mov.b32 {lo, hi}, acc;\ncvt.f32.f16 flo, lo;\ncvt.f32.f16 fhi, hi;\n"
-                          "add.f32 $0, flo, fhi;\n}")
+def _signed(out, plus, minus):
+    """out = plus - minus bytewise, both bytes in 0..12 and one of them 0: biasing by 0x80
+    keeps every byte of the difference in 116..140, so no borrow crosses a byte."""
+    return f"add.u32 {out}, {plus}, 0x80808080;\nsub.u32 {out}, {out}, {minus};\nxor.b32 {out}, {out}, 0x80808080;\n"
+
+
+# v: one word ($9) -> $0..$3 the 16 values doubled, as signed bytes in the order the
+# lookups produce them, $4..$7 their negations, and $8 the low table. $10 is a zero the
+# compiler cannot prove (m >> 31): a table built from a uniform constant would sit in a
+# uniform register, which prmt cannot read, and be copied before every lookup.
+_DECODE_V = tl.constexpr("{\n.reg .b32 w<2>, x<2>, h<4>, p, n;\n" + _QUARTERS.replace("$IN", "$9") +
+                         f"and.b32 $8, w0, $10;\nor.b32 $8, $8, {TABLE_LO:#x};\n" +
+                         "".join(_lookup(f"{TABLE_LO:#x}", pos, neg) + _signed(f"${i}", "p", "n") +
+                                 _signed(f"${i + 4}", "n", "p") for i, (pos, neg) in enumerate(_SELECTORS)) + "}")
+
+# One group: $0 = 4 * sum of the 16 products of a's word ($1) and v ($2..$9, table $10).
+_GROUP_DOT = tl.constexpr("{\n.reg .b32 w<2>, x<2>, h<4>, p, n;\n" + _QUARTERS.replace("$IN", "$1") +
+                          "mov.b32 $0, 0;\n" +
+                          "".join(_lookup("$10", pos, neg) + f"dp4a.u32.s32 $0, p, ${i + 2}, $0;\n"
+                                  f"dp4a.u32.s32 $0, n, ${i + 6}, $0;\n"
+                                  for i, (pos, neg) in enumerate(_SELECTORS)) + "}")
 
 
 @triton.jit
@@ -66,39 +68,24 @@ def _e4m3_to_f32(x):
 
 
 @triton.jit
-def _load_tile(a_rows, sfa_rows, v_base, sfv_base, g, ks, MASKED: tl.constexpr, GROUPS: tl.constexpr):
-    cols = g + tl.arange(0, GROUPS)
-    if MASKED:
-        ok = cols < ks
-        a = tl.load(a_rows + cols[None, :], mask=ok[None, :], other=0)
-        sa = tl.load(sfa_rows + cols[None, :], mask=ok[None, :], other=0)
-        v = tl.load(v_base + cols, mask=ok, other=0)
-        sv = tl.load(sfv_base + cols, mask=ok, other=0)
-    else:
-        a = tl.load(a_rows + cols[None, :])
-        sa = tl.load(sfa_rows + cols[None, :])
-        v = tl.load(v_base + cols)
-        sv = tl.load(sfv_base + cols)
-    return a, sa, v, sv
+def _tile_dot(acc, a, sa, v, sv, zero):
+    v0, v1, v2, v3, n0, n1, n2, n3, table = tl.inline_asm_elementwise(
+        _DECODE_V, "=r,=r,=r,=r,=r,=r,=r,=r,=r,l,r", [v, zero], dtype=(tl.int32, ) * 9, is_pure=True, pack=1)
+    dot = tl.inline_asm_elementwise(
+        _GROUP_DOT, "=r,l,r,r,r,r,r,r,r,r,r",
+        [a, v0[None, :], v1[None, :], v2[None, :], v3[None, :], n0[None, :], n1[None, :], n2[None, :],
+         n3[None, :], table[None, :]], dtype=tl.int32, is_pure=True, pack=1)
+    # dot is 4x the sum (both operands doubled); a product of two e4m3 values is exact in fp32.
+    scale = _e4m3_to_f32(sa) * (_e4m3_to_f32(sv) * 0.25)[None, :]
+    return acc + dot.to(tl.float32) * scale
 
 
 @triton.jit
-def _tile_dot(acc, a, sa, v, sv):
-    h0, h1, h2, h3, h4, h5, h6, h7 = tl.inline_asm_elementwise(
-        _DECODE_V, "=r,=r,=r,=r,=r,=r,=r,=r,l", [v], dtype=(tl.int32, ) * 8, is_pure=True, pack=1)
-    group = tl.inline_asm_elementwise(
-        _GROUP_DOT, "=f,l,r,r,r,r,r,r,r,r",
-        [a, h0[None, :], h1[None, :], h2[None, :], h3[None, :], h4[None, :], h5[None, :], h6[None, :],
-         h7[None, :]], dtype=tl.float32, is_pure=True, pack=1)
-    # 2^14 undoes the scaling of a's fp16 codes; a product of two e4m3 values is exact in fp32.
-    scale = _e4m3_to_f32(sa) * (_e4m3_to_f32(sv) * 16384.0)[None, :]
-    return acc + group * scale
-
-
-@triton.jit
-def nvfp4_gemv(a, sfa, v, sfv, c, m, ks, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr):
+def nvfp4_gemv(a, sfa, v, sfv, c, m, ks, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr, STAGES: tl.constexpr):
     """a [l][m][ks] and v [l][ks] int64 words; sfa [l][m][ks], sfv [l][ks] e4m3 bytes;
-    c [l][m] fp16. Grid (m / BLOCK_M, l); the launcher guarantees m % BLOCK_M == 0."""
+    c [l][m] fp16. Grid (m / BLOCK_M, l); the launcher guarantees m % BLOCK_M == 0.
+    Every tile is masked (a zero word or scale adds nothing), so the last, partial one
+    is pipelined like the others: STAGES - 1 tiles load while one is reduced."""
     GROUPS: tl.constexpr = BLOCK_K // 16
     batch = tl.program_id(1).to(tl.int64)
     rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
@@ -106,18 +93,14 @@ def nvfp4_gemv(a, sfa, v, sfv, c, m, ks, BLOCK_M: tl.constexpr, BLOCK_K: tl.cons
     sfa_rows = sfa + batch * m * ks + rows[:, None] * ks
     v_base = v + batch * ks
     sfv_base = sfv + batch * ks
+    zero = m >> 31
     acc = tl.zeros((BLOCK_M, GROUPS), dtype=tl.float32)
-    full = ks - ks % GROUPS
-    # Registers double-buffer the stream: the next tile loads while this one is reduced.
-    if full > 0:
-        a_t, sa_t, v_t, sv_t = _load_tile(a_rows, sfa_rows, v_base, sfv_base, 0, ks, False, GROUPS)
-        for g in range(GROUPS, full, GROUPS):
-            a_n, sa_n, v_n, sv_n = _load_tile(a_rows, sfa_rows, v_base, sfv_base, g, ks, False, GROUPS)
-            acc = _tile_dot(acc, a_t, sa_t, v_t, sv_t)
-            a_t, sa_t, v_t, sv_t = a_n, sa_n, v_n, sv_n
-        acc = _tile_dot(acc, a_t, sa_t, v_t, sv_t)
-    if full < ks:
-        a_t, sa_t, v_t, sv_t = _load_tile(a_rows, sfa_rows, v_base, sfv_base, full, ks, True, GROUPS)
-        acc = _tile_dot(acc, a_t, sa_t, v_t, sv_t)
-    out = tl.sum(acc, axis=1)
-    tl.store(c + batch * m + rows, out.to(tl.float16))
+    for g in tl.range(0, ks, GROUPS, num_stages=STAGES):
+        cols = g + tl.arange(0, GROUPS)
+        ok = cols < ks
+        a_t = tl.load(a_rows + cols[None, :], mask=ok[None, :], other=0)
+        sa_t = tl.load(sfa_rows + cols[None, :], mask=ok[None, :], other=0)
+        v_t = tl.load(v_base + cols, mask=ok, other=0)
+        sv_t = tl.load(sfv_base + cols, mask=ok, other=0)
+        acc = _tile_dot(acc, a_t, sa_t, v_t, sv_t, zero)
+    tl.store(c + batch * m + rows, tl.sum(acc, axis=1).to(tl.float16))

@@ -17,15 +17,16 @@ def _tile(rows_ptr, c0, n, row_ok, MASK_COLS: tl.constexpr, BLOCK_N: tl.constexp
 
 
 @triton.jit
-def reduce_sum(x, y, m, n, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
-    """x [m, n] -> y [m]. Grid cdiv(m, BLOCK_M)."""
+def reduce_sum(x, y, m, n, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, STAGES: tl.constexpr):
+    """x [m, n] -> y [m]. Grid cdiv(m, BLOCK_M). With STAGES > 1 the loop's loads are
+    pipelined through shared memory, STAGES - 1 tiles ahead."""
     row0 = tl.program_id(0) * BLOCK_M
     r = tl.arange(0, BLOCK_M)
     row_ok = (row0 + r) < m
     rows_ptr = x + row0.to(tl.int64) * n + r[:, None] * n
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    full = n - n % BLOCK_N
-    for c0 in range(0, full, BLOCK_N):
+    full = n // BLOCK_N * BLOCK_N  # so written, Triton sees BLOCK_N divide it
+    for c0 in tl.range(0, full, BLOCK_N, num_stages=STAGES):
         acc += _tile(rows_ptr, c0, n, row_ok, False, BLOCK_N)
     if full < n:
         acc += _tile(rows_ptr, full, n, row_ok, True, BLOCK_N)

@@ -81,3 +81,40 @@ def softmax_loop(x, y, m, n, BLOCK_N: tl.constexpr):
         _emit(row_out, c0, n, _chunk(row_in, c0, n, False, BLOCK_N), run_max, inv_sum, False, BLOCK_N)
     if full < n:
         _emit(row_out, full, n, _chunk(row_in, full, n, True, BLOCK_N), run_max, inv_sum, True, BLOCK_N)
+
+
+@triton.jit
+def _lane_absorb(run_max, run_sum, t):
+    """Per lane: one exponential of -|t - max| either rescales the sum (t is a new maximum)
+    or is the term added to it."""
+    d = t - run_max
+    e = tl.inline_asm_elementwise(_EX2_FTZ, "=f,f", [-tl.abs(d) * LOG2E], dtype=tl.float32, is_pure=True, pack=1)
+    grows = d > 0
+    return tl.maximum(run_max, t), tl.where(grows, run_sum * e + 1.0, run_sum + e)
+
+
+@triton.jit
+def softmax_stream(x, y, m, n, BLOCK_N: tl.constexpr, STAGES: tl.constexpr):
+    """x, y [m, n], any n >= 1. Grid m. As softmax_loop, but the first sweep keeps a
+    running maximum and sum per lane (no reduction inside the loop) and the second sweep
+    walks the row backwards, so it starts with the chunks most recently read, the ones
+    most likely still in L2."""
+    base = tl.program_id(0).to(tl.int64) * n
+    row_in = x + base
+    row_out = y + base
+    chunks = n // BLOCK_N
+    full = chunks * BLOCK_N  # written so that Triton sees BLOCK_N divide it: 16-byte accesses
+    # A finite start: t - start is never NaN, also for masked lanes (t = -inf).
+    run_max = tl.full((BLOCK_N, ), -3.0e38, tl.float32)
+    run_sum = tl.zeros((BLOCK_N, ), tl.float32)
+    for c0 in tl.range(0, full, BLOCK_N, num_stages=STAGES):
+        run_max, run_sum = _lane_absorb(run_max, run_sum, _chunk(row_in, c0, n, False, BLOCK_N))
+    if full < n:
+        run_max, run_sum = _lane_absorb(run_max, run_sum, _chunk(row_in, full, n, True, BLOCK_N))
+    row_max = tl.max(run_max, axis=0)
+    inv_sum = 1.0 / tl.sum(run_sum * _exp_minus(run_max, row_max), axis=0)
+    if full < n:
+        _emit(row_out, full, n, _chunk(row_in, full, n, True, BLOCK_N), row_max, inv_sum, True, BLOCK_N)
+    for i in tl.range(0, chunks, num_stages=STAGES):
+        c0 = (chunks - 1 - i) * BLOCK_N
+        _emit(row_out, c0, n, _chunk(row_in, c0, n, False, BLOCK_N), row_max, inv_sum, False, BLOCK_N)
