@@ -17,6 +17,12 @@ extern "C" {
 cudaError_t khost__launch_blocker(cudaStream_t stream, const volatile int *release, volatile int *timed_out,
                                   unsigned long long timeout_ns);
 
+/* Queues a kernel on stream that reads all of buf (bytes, a multiple of 16):
+ * afterwards L2 holds only clean lines of buf, whatever was cached (and dirty)
+ * before has been evicted and written back. sink is a device word it never
+ * writes in practice. Returns the launch error. */
+cudaError_t khost__launch_scrub(cudaStream_t stream, const void *buf, size_t bytes, unsigned *sink);
+
 /* cudaSuccess when the current device can run the kernels above (the fat
  * binary holds sm_90a code only); else why not, e.g. cudaErrorNoKernelImageForDevice. */
 cudaError_t khost__kernels_loadable(void);
