@@ -43,7 +43,10 @@ double khost__samples_noise_pct(const khost__samples *s)
 int khost__samples_done(const khost__samples *s, const khost__options *o)
 {
   if (s->n >= 1 && s->spent_s >= o->max_time_s) return 1;
-  return s->n >= o->min_samples && khost__samples_noise_pct(s) <= o->max_noise_pct;
+  /* nvbench's rule: a minimum time as well as a minimum count, so that a short
+   * kernel's median rests on many samples, not on the first ten quiet ones. */
+  return s->n >= o->min_samples && s->spent_s >= o->min_time_s &&
+         khost__samples_noise_pct(s) <= o->max_noise_pct;
 }
 
 static int compare_doubles(const void *a, const void *b)

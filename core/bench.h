@@ -22,8 +22,8 @@ void khost__samples_free(khost__samples *s);
 /* Relative standard error of the mean, in percent (infinite below 2 samples). */
 double khost__samples_noise_pct(const khost__samples *s);
 
-/* 1 when sampling may stop: n >= min_samples and noise <= max_noise_pct, or
- * spent_s >= max_time_s (with at least one sample). */
+/* 1 when sampling may stop: n >= min_samples, spent_s >= min_time_s and noise
+ * <= max_noise_pct, or spent_s >= max_time_s (with at least one sample). */
 int khost__samples_done(const khost__samples *s, const khost__options *o);
 
 /* Median, mean, min, max, standard deviation and noise into t. */

@@ -28,6 +28,7 @@ enum {
   OPT_THREADS,
   OPT_WARMUP,
   OPT_NO_BLOCKING,
+  OPT_MIN_TIME,
   OPT_MIN_SAMPLES,
   OPT_MAX_NOISE,
   OPT_MAX_TIME,
@@ -79,6 +80,9 @@ static const flag flags[] = {
     {{"threads", 1, 0, OPT_THREADS}, "N", "threads CPU kernels may use (all cores)"},
     {{"warmup", 1, 0, OPT_WARMUP}, "SECONDS", "warm-up time per backend and case (0.025)"},
     {{"min-samples", 1, 0, OPT_MIN_SAMPLES}, "N", "samples before the noise rule may stop timing (10)"},
+    {{"min-time", 1, 0, OPT_MIN_TIME},
+     "SECONDS",
+     "time per backend and case before the noise rule may stop (0.2)"},
     {{"max-noise", 1, 0, OPT_MAX_NOISE},
      "PCT",
      "stop when the relative standard error is at most PCT % (0.5)"},
@@ -116,6 +120,7 @@ static void defaults(khost__options *o)
   o->threads = cores > 0 ? (int)cores : 1;
   o->warmup_s = 0.025;
   o->min_samples = 10;
+  o->min_time_s = 0.2;
   o->max_noise_pct = 0.5;
   o->max_time_s = 1.0;
   o->timeout_s = 60.0;
@@ -177,6 +182,7 @@ static int apply(int id, const char *v, khost__options *o, khost__err *err)
   case OPT_THREADS: return parse_int("threads", v, 1, 4096, &o->threads, err);
   case OPT_WARMUP: return parse_double("warmup", v, 0, &o->warmup_s, err);
   case OPT_MIN_SAMPLES: return parse_int("min-samples", v, 1, 1000000, &o->min_samples, err);
+  case OPT_MIN_TIME: return parse_double("min-time", v, 0, &o->min_time_s, err);
   case OPT_MAX_NOISE: return parse_double("max-noise", v, 0, &o->max_noise_pct, err);
   case OPT_MAX_TIME: return parse_double("max-time", v, 0, &o->max_time_s, err);
   case OPT_TIMEOUT: return parse_double("timeout", v, 0.001, &o->timeout_s, err);

@@ -25,7 +25,7 @@ typedef struct khost__options {
   int device;             /* CUDA ordinal */
   int threads;            /* CPU kernels' threads */
   int min_samples;
-  double warmup_s, max_noise_pct, max_time_s, timeout_s;
+  double warmup_s, min_time_s, max_noise_pct, max_time_s, timeout_s;
   const char *command_line; /* for reports; static buffer owned by cli.c */
 } khost__options;
 

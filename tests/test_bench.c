@@ -10,6 +10,20 @@ static khost__options rule(int min_samples, double max_noise, double max_time)
   return o;
 }
 
+Test(bench, low_noise_stops_only_after_the_minimum_time)
+{
+  khost__samples s = {0};
+  khost__err err;
+  khost__options o = rule(2, 0.5, 10);
+  o.min_time_s = 0.5;
+  for (int i = 0; i < 20; i++) khost__samples_add(&s, 1.0, &err);
+  s.spent_s = 0.4;
+  cr_expect_not(khost__samples_done(&s, &o), "quiet samples, but not enough time yet");
+  s.spent_s = 0.5;
+  cr_expect(khost__samples_done(&s, &o));
+  khost__samples_free(&s);
+}
+
 Test(bench, summary_of_known_samples)
 {
   khost__samples s = {0};

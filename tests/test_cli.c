@@ -21,6 +21,7 @@ Test(cli, defaults)
   cr_expect_geq(o.threads, 1);
   cr_expect_float_eq(o.warmup_s, 0.025, 1e-12);
   cr_expect_eq(o.min_samples, 10);
+  cr_expect_float_eq(o.min_time_s, 0.2, 1e-12);
   cr_expect_float_eq(o.max_noise_pct, 0.5, 1e-12);
   cr_expect_float_eq(o.max_time_s, 1.0, 1e-12);
   cr_expect_float_eq(o.timeout_s, 60.0, 1e-12);
@@ -78,7 +79,9 @@ Test(cli, every_flag_is_applied)
                         "9",
                         "--help",
                         "--version",
-                        "--no-blocking-kernel"};
+                        "--no-blocking-kernel",
+                        "--min-time",
+                        "0.3"};
   int argc = (int)(sizeof argv / sizeof argv[0]);
   cr_assert_eq(parse(&o, &err, argc, argv), KHOST__OK, "%s", err.msg);
   cr_expect_str_eq(o.suite, "performance");
@@ -100,6 +103,7 @@ Test(cli, every_flag_is_applied)
   cr_expect_eq(o.threads, 3);
   cr_expect_float_eq(o.warmup_s, 0.5, 1e-12);
   cr_expect_eq(o.min_samples, 7);
+  cr_expect_float_eq(o.min_time_s, 0.3, 1e-12);
   cr_expect_float_eq(o.max_noise_pct, 2, 1e-12);
   cr_expect_float_eq(o.max_time_s, 4, 1e-12);
   cr_expect_float_eq(o.timeout_s, 9, 1e-12);

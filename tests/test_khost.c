@@ -398,7 +398,7 @@ Test(cli, help_lists_every_flag)
       "warmup",     "min-samples",
       "max-noise",  "max-time",
       "timeout",    "help",
-      "version",    "no-blocking-kernel",
+      "version",    "no-blocking-kernel", "min-time",
   };
   outcome o;
   KHOST(&o, "--help");

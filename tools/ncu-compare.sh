@@ -6,7 +6,7 @@
 # Usage: tools/ncu-compare.sh BUILD_DIR SUITE CASE BACKENDS   (output: a small table)
 set -euo pipefail
 build=$1 suite=$2 case=$3 backends=$4
-work=/tmp/ncu-compare
+work=${NCU_COMPARE_DIR:-/tmp/ncu-compare}
 mkdir -p "$work"
 export KHOST_SUITE_PATH="$PWD/suites"
 "$build/khost" --suite "$suite" --case "$case" --backends "$backends" --json "$work/khost.json" >/dev/null
@@ -23,7 +23,8 @@ by_kernel = {}
 for rec in csv.DictReader(lines):
     if rec.get("Metric Name") != "gpu__time_duration.sum":
         continue
-    scale = {"nsecond": 1e-9, "usecond": 1e-6, "msecond": 1e-3, "second": 1.0}[rec["Metric Unit"]]
+    scale = {"ns": 1e-9, "nsecond": 1e-9, "us": 1e-6, "usecond": 1e-6, "ms": 1e-3, "msecond": 1e-3,
+             "s": 1.0, "second": 1.0}[rec["Metric Unit"]]
     by_kernel.setdefault(rec["Kernel Name"], []).append(float(rec["Metric Value"].replace(",", "")) * scale)
 print("khost (cold, median):")
 for r in rows:
