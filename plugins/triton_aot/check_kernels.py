@@ -30,36 +30,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 MASK32 = np.uint64(0xFFFFFFFF)
 
 
-def _f16(bits):
-    return (bits & np.uint64(0xFFFF)).astype(np.uint16).view(np.float16).astype(np.float64)
-
-
-def _f16_bits(values):
-    return values.astype(np.float16).view(np.uint16).astype(np.uint64)
-
-
 def _f32(bits):
     return (bits & MASK32).astype(np.uint32).view(np.float32)
 
 
 def _f32_bits(values):
     return values.astype(np.float32).view(np.uint32).astype(np.uint64)
-
-
-def _halves(bits):
-    return _f16(bits), _f16(bits >> np.uint64(16))
-
-
-def _join(lo, hi):
-    return _f16_bits(lo) | (_f16_bits(hi) << np.uint64(16))
-
-
-def _lop3(a, b, c, lut):
-    out = np.zeros_like(a)
-    for i in range(8):
-        if lut >> i & 1:
-            out |= (a if i & 4 else ~a) & (b if i & 2 else ~b) & (c if i & 1 else ~c)
-    return out & MASK32
 
 
 def _prmt(a, b, c):
@@ -71,7 +47,8 @@ def _prmt(a, b, c):
     for i in range(4):
         sel = (c >> np.uint64(4 * i)) & np.uint64(15)
         byte = (source >> ((sel & np.uint64(7)) * np.uint64(8))) & np.uint64(0xFF)
-        byte = np.where(sel & np.uint64(8), np.where(byte & np.uint64(0x80), np.uint64(0xFF), np.uint64(0)), byte)
+        sign = np.where(byte & np.uint64(0x80), np.uint64(0xFF), np.uint64(0))
+        byte = np.where(sel & np.uint64(8), sign, byte)
         out |= byte << np.uint64(8 * i)
     return out
 
@@ -120,17 +97,10 @@ class Ptx:
             x = self.value(split.group(3))
             self.regs[split.group(1)], self.regs[split.group(2)] = x & MASK32, x >> np.uint64(32)
             return
-        if op == "mov.b32" and split:
-            x = self.value(split.group(3))
-            half = np.uint64(0xFFFF)
-            self.regs[split.group(1)], self.regs[split.group(2)] = x & half, (x >> np.uint64(16)) & half
-            return
         dst, *src = [t.strip() for t in rest.split(",")]
         v = [self.value(s) for s in src]
         if op == "mov.b32":
             r = v[0] & MASK32
-        elif op == "shl.b32":
-            r = (v[0] << v[1]) & MASK32
         elif op == "shr.b32":
             r = (v[0] & MASK32) >> v[1]
         elif op == "and.b32":
@@ -147,18 +117,6 @@ class Ptx:
             r = _prmt(v[0], v[1], v[2])
         elif op == "dp4a.u32.s32":
             r = _dp4a_u32_s32(v[0], v[1], v[2])
-        elif op == "lop3.b32":
-            r = _lop3(v[0], v[1], v[2], int(v[3]))
-        elif op == "mul.rn.f16x2":
-            (alo, ahi), (blo, bhi) = _halves(v[0]), _halves(v[1])
-            r = _join(alo * blo, ahi * bhi)
-        elif op == "fma.rn.f16x2":
-            (alo, ahi), (blo, bhi), (clo, chi) = _halves(v[0]), _halves(v[1]), _halves(v[2])
-            r = _join(alo * blo + clo, ahi * bhi + chi)  # exact in float64, one rounding: an FMA
-        elif op == "cvt.f32.f16":
-            r = _f32_bits(_f16(v[0]))
-        elif op == "add.f32":
-            r = _f32_bits(_f32(v[0]) + _f32(v[1]))
         elif op == "ex2.approx.ftz.f32":
             r = _f32_bits(_ex2_ftz(_f32(v[0])))
         else:

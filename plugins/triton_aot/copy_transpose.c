@@ -1,5 +1,5 @@
-/* copy_transpose on the Triton tiles of kernels/copy_transpose.py. Rule
- * (provisional until measured): the 16-byte-access variants when m and n are
+/* copy_transpose on the Triton tiles of kernels/copy_transpose.py. Rule (measured on
+ * an H200, docs/TRITON_AOT.md): the 16-byte-access variants when m and n are
  * multiples of 16 and the pointers aligned, the largest tile the matrix fills;
  * the masked scalar variant otherwise. A bit copy cares only about the element
  * size, so fp16 and bf16 share the 16-bit kernels. */

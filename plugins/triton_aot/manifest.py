@@ -3,8 +3,9 @@ tools/triton_aot.py at build time (docs/TRITON_AOT.md).
 
 Each entry becomes one sm_90a cubin. Order matters: for each op the launcher takes
 the first variant, in this order, that can run the input and whose preference rule
-holds, else the last one that can run (see the op's launcher file). The rules and the
-block sizes are provisional until measured on the GPU.
+holds, else the last one that can run (see the op's launcher file). The block sizes
+and the rules come from measurements on an H200 (docs/TRITON_AOT.md, "Variants and the
+selection rule").
 
 Entry fields:
   name        unique, [a-z0-9_]+; KHOST_TRITON_VARIANT=<name> forces it
@@ -16,7 +17,9 @@ Entry fields:
               Triton emit 16-byte accesses; the launcher checks the promise
   constexprs  values of the tl.constexpr arguments (BLOCK_M, BLOCK_N, BLOCK_K are
               also exported to the launcher for grids and rules)
-  num_warps, num_stages
+  num_warps, num_stages  (always 1: Triton's shared-memory pipelining of a loop's loads
+              drops their L2 eviction hints, which measured worth more; the GEMV
+              double-buffers in registers instead)
   dtype       the element type the variant serves: fp16, bf16, fp32, b16 and b32 (any
               type of that size), e2m1
   aligned     True when the signature carries divisibility promises
@@ -25,11 +28,10 @@ Entry fields:
 FLOAT_TYPES = ("fp16", "bf16", "fp32")
 
 
-def _variant(name, op, source, function, signature, constexprs, num_warps, dtype, aligned,
-             num_stages=1):
+def _variant(name, op, source, function, signature, constexprs, num_warps, dtype, aligned):
     return {"name": name, "op": op, "source": source, "function": function, "signature": signature,
-            "constexprs": constexprs, "num_warps": num_warps, "num_stages": num_stages,
-            "dtype": dtype, "aligned": aligned}
+            "constexprs": constexprs, "num_warps": num_warps, "num_stages": 1, "dtype": dtype,
+            "aligned": aligned}
 
 
 def _rowwise_signature(elem, aligned, m_aligned=False):
@@ -39,30 +41,28 @@ def _rowwise_signature(elem, aligned, m_aligned=False):
 
 
 def _nvfp4_gemv():
-    # ks = k/16 is a multiple of 4 for every aligned k (k % 64 == 0): the promise gives each
-    # thread 4 words of a row (two 16-byte loads) and their 4 scale bytes, one 4-byte load
-    # that the pipeline can copy asynchronously like the words.
+    # ks = k/16 is even for every aligned k (k % 32 == 0); the ":2" promise gives each
+    # thread 2 words of a row per 64 groups (one 16-byte load) and their 2 scale bytes.
+    # Both variants hold 4 rows a thread; the second reads 2 tiles' worth of k (BLOCK_K
+    # 2048) per step, twice the bytes in flight per row, for grids too small to fill the GPU.
     signature = {"a": "*i64:16", "sfa": "*u8:16", "v": "*i64:16", "sfv": "*u8:16", "c": "*fp16:16",
-                 "m": "i32:16", "ks": "i32:4"}
-    shapes = ((128, 1024, 8, 3), (64, 1024, 4, 3), (64, 1024, 4, 4), (64, 1024, 8, 3), (32, 1024, 2, 4),
-              (32, 2048, 4, 3), (16, 1024, 2, 4), (16, 2048, 4, 3), (64, 512, 4, 4), (32, 1024, 4, 4))
-    return [_variant(f"gemv_m{bm}_k{bk}_w{w}_s{st}", "nvfp4_gemv", "nvfp4_gemv.py", "nvfp4_gemv", signature,
-                     {"BLOCK_M": bm, "BLOCK_K": bk, "STAGES": st}, w, "e2m1", True, num_stages=st)
-            for bm, bk, w, st in shapes]
+                 "m": "i32:16", "ks": "i32:2"}
+    shapes = ((16, 1024, 4), (8, 2048, 2))  # (BLOCK_M, BLOCK_K, num_warps)
+    return [_variant(f"gemv_m{bm}_k{bk}_w{w}", "nvfp4_gemv", "nvfp4_gemv.py", "nvfp4_gemv", signature,
+                     {"BLOCK_M": bm, "BLOCK_K": bk}, w, "e2m1", True) for bm, bk, w in shapes]
 
 
 def _copy_transpose():
+    # The large tile per element size, then a smaller aligned one and the masked scalar
+    # one for small or unaligned matrices.
     out = []
-    tiles = {16: ((128, 128, 8), (64, 64, 4), (64, 128, 4), (128, 64, 4), (128, 128, 4), (64, 256, 8)),
-             32: ((128, 128, 8), (64, 64, 4), (64, 128, 4), (128, 64, 4), (32, 128, 4), (128, 32, 4),
-                  (128, 128, 4), (256, 64, 8))}
+    large = {16: (128, 128, 8), 32: (64, 128, 4)}
     for bits in (16, 32):
         elem = f"i{bits}"
-        for bm, bn, w, aligned in [t + (True, ) for t in tiles[bits]] + [(64, 64, 4, False)]:
+        for bm, bn, w, aligned in (large[bits] + (True, ), (64, 64, 4, True), (64, 64, 4, False)):
             suffix = "" if aligned else "_any"
             out.append(_variant(f"copy_b{bits}_t{bm}x{bn}_w{w}{suffix}", "copy_transpose",
-                                "copy_transpose.py",
-                                "copy_transpose", _rowwise_signature(elem, aligned, m_aligned=True),
+                                "copy_transpose.py", "copy_transpose", _rowwise_signature(elem, aligned, m_aligned=True),
                                 {"BLOCK_M": bm, "BLOCK_N": bn}, w, f"b{bits}", aligned))
     return out
 
@@ -70,36 +70,32 @@ def _copy_transpose():
 def _reduce_sum():
     out = []
     for dt in FLOAT_TYPES:
-        for bm, bn, w, st, aligned in ((32, 64, 4, 1, True), (4, 1024, 4, 1, True), (1, 4096, 8, 1, True),
-                                       (1, 8192, 8, 1, True), (2, 4096, 8, 1, True), (1, 4096, 8, 3, True),
-                                       (1, 2048, 4, 4, True), (1, 8192, 16, 1, True), (4, 1024, 4, 3, True),
-                                       (4, 512, 4, 1, False)):
+        for bm, bn, w, aligned in ((32, 64, 4, True), (4, 1024, 4, True), (1, 8192, 16, True),
+                                   (4, 512, 4, False)):
             suffix = "" if aligned else "_any"
-            out.append(_variant(f"reduce_{dt}_m{bm}_n{bn}_w{w}_s{st}{suffix}", "reduce_sum", "reduce_sum.py",
-                                "reduce_sum", _rowwise_signature(dt, aligned),
-                                {"BLOCK_M": bm, "BLOCK_N": bn, "STAGES": st}, w, dt, aligned, num_stages=st))
+            out.append(_variant(f"reduce_{dt}_m{bm}_n{bn}_w{w}{suffix}", "reduce_sum", "reduce_sum.py",
+                                "reduce_sum", _rowwise_signature(dt, aligned), {"BLOCK_M": bm, "BLOCK_N": bn},
+                                w, dt, aligned))
     return out
 
 
 def _softmax_online():
     out = []
     for dt in FLOAT_TYPES:
-        for bm, bn, w, aligned in ((16, 64, 4, True), (4, 1024, 4, True), (1, 8192, 8, True),
-                                   (0, 4096, 8, True), (0, 8192, 16, True), (4, 1024, 4, False),
-                                   (0, 2048, 8, False)):
+        # (BLOCK_M, BLOCK_N, warps, aligned); BLOCK_M 0 is the streaming kernel, whose
+        # launch shape sets how many rows share L2 (softmax_online.py).
+        stream = (0, 16384, 32, True) if dt == "fp32" else (0, 8192, 16, True)
+        for bm, bn, w, aligned in ((16, 64, 4, True), (4, 1024, 4, True), (1, 8192, 8, True), stream,
+                                   (4, 1024, 4, False), (0, 2048, 8, False)):
             suffix = "" if aligned else "_any"
             if bm:
                 out.append(_variant(f"softmax_{dt}_tile_m{bm}_n{bn}_w{w}{suffix}", "softmax_online",
                                     "softmax_online.py", "softmax_tile", _rowwise_signature(dt, aligned),
                                     {"BLOCK_M": bm, "BLOCK_N": bn}, w, dt, aligned))
             else:
-                out.append(_variant(f"softmax_{dt}_loop_n{bn}_w{w}{suffix}", "softmax_online",
-                                    "softmax_online.py", "softmax_loop", _rowwise_signature(dt, aligned),
+                out.append(_variant(f"softmax_{dt}_stream_n{bn}_w{w}{suffix}", "softmax_online",
+                                    "softmax_online.py", "softmax_stream", _rowwise_signature(dt, aligned),
                                     {"BLOCK_N": bn}, w, dt, aligned))
-        for bn, w, st in ((8192, 16, 1), (8192, 32, 1), (16384, 32, 1), (8192, 16, 3), (4096, 8, 3)):
-            out.append(_variant(f"softmax_{dt}_stream_n{bn}_w{w}_s{st}", "softmax_online", "softmax_online.py",
-                                "softmax_stream", _rowwise_signature(dt, True), {"BLOCK_N": bn, "STAGES": st}, w,
-                                dt, True, num_stages=st))
     return out
 
 

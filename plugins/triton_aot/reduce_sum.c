@@ -1,8 +1,8 @@
-/* reduce_sum on kernels/reduce_sum.py. Rule (provisional until measured): among
- * the variants that can run the input (16-byte-access variants need aligned
- * pointers and n % 16 == 0), the first in manifest order whose tile is at least as
- * wide as a row, or that gives each row a program of its own (block_m 1) for rows
- * longer than any tile; the masked scalar variant otherwise. */
+/* reduce_sum on kernels/reduce_sum.py. Rule (measured on an H200,
+ * docs/TRITON_AOT.md): among the variants that can run the input (16-byte-access
+ * variants need aligned pointers and n % 16 == 0), the first in manifest order whose
+ * tile is at least as wide as a row, or that gives each row a program of its own
+ * (block_m 1) for rows longer than any tile; the masked scalar variant otherwise. */
 #include <stdint.h>
 
 #include "rows.h"

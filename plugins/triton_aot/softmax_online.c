@@ -1,8 +1,8 @@
-/* softmax_online on kernels/softmax_online.py. Rule (provisional until measured):
- * the first variant in manifest order that can run the input: whole-row tiles
- * (softmax_tile, n <= block_n) from the narrowest up, then the online two-sweep
- * kernel (softmax_loop) for longer rows. 16-byte-access variants need aligned
- * pointers and n % 16 == 0; the masked scalar ones run anything. */
+/* softmax_online on kernels/softmax_online.py. Rule (measured on an H200,
+ * docs/TRITON_AOT.md): the first variant in manifest order that can run the input:
+ * whole-row tiles (softmax_tile, n <= block_n) from the narrowest up, then the online
+ * two-sweep kernel (softmax_stream) for longer rows. 16-byte-access variants need
+ * aligned pointers and n % 16 == 0; the masked scalar ones run anything. */
 #include <stdint.h>
 #include <string.h>
 
@@ -29,7 +29,7 @@ static int preferred(const khost__triton_variant *v, const khost__triton_shape *
   return 1;
 }
 
-/* softmax_loop runs one row per program. */
+/* softmax_stream runs one row per program. */
 static int64_t programs(const khost__triton_variant *v, const khost__triton_shape *s)
 {
   int64_t rows = is_tile(v) ? v->block_m : 1;

@@ -42,7 +42,8 @@ def _lookup(table_lo, pos, neg):
 def _signed(out, plus, minus):
     """out = plus - minus bytewise, both bytes in 0..12 and one of them 0: biasing by 0x80
     keeps every byte of the difference in 116..140, so no borrow crosses a byte."""
-    return f"add.u32 {out}, {plus}, 0x80808080;\nsub.u32 {out}, {out}, {minus};\nxor.b32 {out}, {out}, 0x80808080;\n"
+    return (f"add.u32 {out}, {plus}, 0x80808080;\nsub.u32 {out}, {out}, {minus};\n"
+            f"xor.b32 {out}, {out}, 0x80808080;\n")
 
 
 # v: one word ($9) -> $0..$3 the 16 values doubled, as signed bytes in the order the
@@ -52,7 +53,8 @@ def _signed(out, plus, minus):
 _DECODE_V = tl.constexpr("{\n.reg .b32 w<2>, x<2>, h<4>, p, n;\n" + _QUARTERS.replace("$IN", "$9") +
                          f"and.b32 $8, w0, $10;\nor.b32 $8, $8, {TABLE_LO:#x};\n" +
                          "".join(_lookup(f"{TABLE_LO:#x}", pos, neg) + _signed(f"${i}", "p", "n") +
-                                 _signed(f"${i + 4}", "n", "p") for i, (pos, neg) in enumerate(_SELECTORS)) + "}")
+                                 _signed(f"${i + 4}", "n", "p")
+                                 for i, (pos, neg) in enumerate(_SELECTORS)) + "}")
 
 # One group: $0 = 4 * sum of the 16 products of a's word ($1) and v ($2..$9, table $10).
 _GROUP_DOT = tl.constexpr("{\n.reg .b32 w<2>, x<2>, h<4>, p, n;\n" + _QUARTERS.replace("$IN", "$1") +
@@ -81,11 +83,25 @@ def _tile_dot(acc, a, sa, v, sv, zero):
 
 
 @triton.jit
-def nvfp4_gemv(a, sfa, v, sfv, c, m, ks, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr, STAGES: tl.constexpr):
+def _load_tile(a_rows, sfa_rows, v_base, sfv_base, g, ks, GROUPS: tl.constexpr):
+    """One tile, masked past ks (a zero word or scale adds nothing). a and its scales are
+    read once: evict_first lets them replace each other in L2 instead of evicting other
+    data (dirty lines, which would cost a write-back), v and its scales stay."""
+    cols = g + tl.arange(0, GROUPS)
+    ok = cols < ks
+    a_t = tl.load(a_rows + cols[None, :], mask=ok[None, :], other=0, eviction_policy="evict_first")
+    sa_t = tl.load(sfa_rows + cols[None, :], mask=ok[None, :], other=0, eviction_policy="evict_first")
+    v_t = tl.load(v_base + cols, mask=ok, other=0)
+    sv_t = tl.load(sfv_base + cols, mask=ok, other=0)
+    return a_t, sa_t, v_t, sv_t
+
+
+@triton.jit
+def nvfp4_gemv(a, sfa, v, sfv, c, m, ks, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr):
     """a [l][m][ks] and v [l][ks] int64 words; sfa [l][m][ks], sfv [l][ks] e4m3 bytes;
     c [l][m] fp16. Grid (m / BLOCK_M, l); the launcher guarantees m % BLOCK_M == 0.
-    Every tile is masked (a zero word or scale adds nothing), so the last, partial one
-    is pipelined like the others: STAGES - 1 tiles load while one is reduced."""
+    Registers double-buffer the stream: the next tile loads while this one is reduced.
+    (Triton's shared-memory pipelining would drop the evict_first hint.)"""
     GROUPS: tl.constexpr = BLOCK_K // 16
     batch = tl.program_id(1).to(tl.int64)
     rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
@@ -95,12 +111,10 @@ def nvfp4_gemv(a, sfa, v, sfv, c, m, ks, BLOCK_M: tl.constexpr, BLOCK_K: tl.cons
     sfv_base = sfv + batch * ks
     zero = m >> 31
     acc = tl.zeros((BLOCK_M, GROUPS), dtype=tl.float32)
-    for g in tl.range(0, ks, GROUPS, num_stages=STAGES):
-        cols = g + tl.arange(0, GROUPS)
-        ok = cols < ks
-        a_t = tl.load(a_rows + cols[None, :], mask=ok[None, :], other=0)
-        sa_t = tl.load(sfa_rows + cols[None, :], mask=ok[None, :], other=0)
-        v_t = tl.load(v_base + cols, mask=ok, other=0)
-        sv_t = tl.load(sfv_base + cols, mask=ok, other=0)
+    a_t, sa_t, v_t, sv_t = _load_tile(a_rows, sfa_rows, v_base, sfv_base, 0, ks, GROUPS)
+    # The last pass loads a tile wholly past ks: all masked, no memory traffic.
+    for g in range(GROUPS, ks + GROUPS, GROUPS):
+        a_n, sa_n, v_n, sv_n = _load_tile(a_rows, sfa_rows, v_base, sfv_base, g, ks, GROUPS)
         acc = _tile_dot(acc, a_t, sa_t, v_t, sv_t, zero)
+        a_t, sa_t, v_t, sv_t = a_n, sa_n, v_n, sv_n
     tl.store(c + batch * m + rows, tl.sum(acc, axis=1).to(tl.float16))
