@@ -146,13 +146,31 @@ __device__ __forceinline__ Value group_reduce(Value value, Op op, Value *scratch
   return value;
 }
 
-/* One thread's words of one step, widened to float: x[j] holds the elements of
- * word j, valid[j] says whether word j lies inside the tensor. Widening once at
- * load time lets the raw words die, so registers hold each element once. */
+/* One thread's words of one step: w[j] is word j as loaded, valid[j] says
+ * whether it lies inside the tensor. The words stay packed (a 16-bit row costs
+ * half the registers of its floats) and are widened where they are used. */
 template <class T, class V, int NV>
 struct fragment {
-  float x[NV][lanes_of<T, V>];
+  V w[NV];
   bool valid[NV];
+
+  /* The elements of word j, widened to float. */
+  __device__ __forceinline__ void widen(int j, float (&x)[lanes_of<T, V>]) const { unpack<T>(w[j], x); }
+
+  /* The same, for a second pass over the words: the word goes through an empty
+   * asm first, so ptxas cannot reuse the first pass's floats (it would keep all
+   * of them live in between, twice the registers of the packed words, and spill). */
+  __device__ __forceinline__ void widen_again(int j, float (&x)[lanes_of<T, V>]) const
+  {
+    constexpr int REGS = (sizeof(V) + 3) / 4;
+    uint32_t r[REGS] = {};
+    memcpy(r, &w[j], sizeof(V));
+#pragma unroll
+    for (int i = 0; i < REGS; i++) asm volatile("" : "+r"(r[i]));
+    V word;
+    memcpy(&word, r, sizeof(V));
+    unpack<T>(word, x);
+  }
 };
 
 /* The word whose elements all equal value (rounded to T). */
@@ -165,38 +183,95 @@ __device__ __forceinline__ V splat(float value)
   return pack<T, V>(x);
 }
 
-/* Loads and widens the words of `step` of a thread slice (1, NV, steps); words
- * outside the tensor read as `fill` (the identity of the caller's reduction), so
- * the arithmetic needs no predicates. All NV loads are issued before any use. */
-template <class T, class V, int NV, class Src, class Pos, class Shape>
+/* A read-only load (.nc, no L1 allocation) whose line L2 marks evict-first.
+ * For data read exactly once: its lines then replace each other instead of
+ * what else L2 holds. That matters when L2 is full of dirty lines (after a
+ * write-heavy kernel, or khost's L2 flush, which writes): evicting them costs a
+ * DRAM write each, taken from the reads' bandwidth. */
+template <class V>
+__device__ __forceinline__ V load_evict_first(const V &src)
+{
+  uint64_t policy;
+  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+  V dst;
+  if constexpr (sizeof(V) == 16) {
+    uint32_t *d = reinterpret_cast<uint32_t *>(&dst);
+    asm("ld.global.nc.L1::no_allocate.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+        : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
+        : "l"(&src), "l"(policy));
+  } else if constexpr (sizeof(V) == 4) {
+    asm("ld.global.nc.L1::no_allocate.L2::cache_hint.b32 %0, [%1], %2;"
+        : "=r"(*reinterpret_cast<uint32_t *>(&dst))
+        : "l"(&src), "l"(policy));
+  } else {
+    static_assert(sizeof(V) == 2, "16-byte words or single 4- or 2-byte elements");
+    asm("ld.global.nc.L1::no_allocate.L2::cache_hint.b16 %0, [%1], %2;"
+        : "=h"(*reinterpret_cast<uint16_t *>(&dst))
+        : "l"(&src), "l"(policy));
+  }
+  return dst;
+}
+
+/* How a row kernel reads its input: plain loads, or evict-first for a kernel
+ * that only reads (reduce_sum). Softmax reads and writes; there the hint
+ * measured no better (fp32 a little worse: docs/CUTE.md). */
+enum class row_load { plain, evict_first };
+
+/* Loads the words of `step` of a thread slice (1, NV, steps); words outside the
+ * tensor read as `fill` (the identity of the caller's reduction), so the
+ * arithmetic needs no predicates. All NV loads are issued before any use. */
+template <row_load LOAD, class T, class V, int NV, class Src, class Pos, class Shape>
 __device__ __forceinline__ void load_fragment(fragment<T, V, NV> &f, const Src &src, const Pos &pos,
                                               const Shape &shape, int step, float fill)
 {
-  V words[NV];
-#ifdef KHOST_CUTE_EVICT_FIRST
-  uint64_t policy;
-  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
-#endif
 #pragma unroll
   for (int j = 0; j < NV; j++) {
     f.valid[j] = cute::elem_less(pos(0, j, step), shape);
-#ifdef KHOST_CUTE_EVICT_FIRST
-    if constexpr (sizeof(V) == 16) {
-      if (f.valid[j]) {
-        uint32_t *d = reinterpret_cast<uint32_t *>(&words[j]);
-        asm volatile("ld.global.L1::no_allocate.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
-                     : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
-                     : "l"(&src(0, j, step)), "l"(policy));
-      } else {
-        words[j] = splat<T, V>(fill);
-      }
-      continue;
-    }
-#endif
-    words[j] = f.valid[j] ? src(0, j, step) : splat<T, V>(fill);
+    if (!f.valid[j]) f.w[j] = splat<T, V>(fill);
+    else if constexpr (LOAD == row_load::evict_first) f.w[j] = load_evict_first(src(0, j, step));
+    else f.w[j] = src(0, j, step);
   }
+}
+
+/* The pair type of a 16-bit element type (for packed max). */
+template <class T> struct pair_of;
+template <> struct pair_of<__half> {
+  using type = __half2;
+};
+template <> struct pair_of<__nv_bfloat16> {
+  using type = __nv_bfloat162;
+};
+
+/* The largest element of a fragment (fmaxf's rule: a NaN loses to a number).
+ * 16-bit words are compared packed, two elements per HMNMX2 (exact, and with
+ * the same NaN rule), so the max pass widens nothing. */
+template <class T, class V, int NV>
+__device__ __forceinline__ float fragment_max(const fragment<T, V, NV> &f)
+{
+  constexpr int VEC = lanes_of<T, V>;
+  if constexpr (sizeof(T) == 2 && VEC > 1) {
+    using T2 = typename pair_of<T>::type;
+    T2 m;
+    memcpy(&m, &f.w[0], sizeof m);
 #pragma unroll
-  for (int j = 0; j < NV; j++) unpack<T>(words[j], f.x[j]);
+    for (int j = 0; j < NV; j++) {
+      T2 pairs[VEC / 2];
+      memcpy(pairs, &f.w[j], sizeof pairs);
+#pragma unroll
+      for (int i = 0; i < VEC / 2; i++) m = __hmax2(m, pairs[i]);
+    }
+    return fmaxf(to_float(m.x), to_float(m.y));
+  } else {
+    float max = -INFINITY;
+#pragma unroll
+    for (int j = 0; j < NV; j++) {
+      float x[VEC];
+      f.widen(j, x);
+#pragma unroll
+      for (int i = 0; i < VEC; i++) max = fmaxf(max, x[i]);
+    }
+    return max;
+  }
 }
 
 /* Statistics of a fragment loaded with fill -inf (the online update at the
@@ -204,18 +279,18 @@ __device__ __forceinline__ void load_fragment(fragment<T, V, NV> &f, const Src &
 template <class T, class V, int NV>
 __device__ __forceinline__ softmax_stat fragment_stat(const fragment<T, V, NV> &f)
 {
-  float max = -INFINITY;
-#pragma unroll
-  for (int j = 0; j < NV; j++)
-#pragma unroll
-    for (int i = 0; i < lanes_of<T, V>; i++) max = fmaxf(max, f.x[j][i]);
+  constexpr int VEC = lanes_of<T, V>;
+  float max = fragment_max(f);
   /* When every element is -inf (or outside), the sum is 0, not exp(-inf - -inf). */
   float base = max == -INFINITY ? 0.0f : max;
   float sum = 0.0f;
 #pragma unroll
-  for (int j = 0; j < NV; j++)
+  for (int j = 0; j < NV; j++) {
+    float x[VEC];
+    f.widen(j, x);
 #pragma unroll
-    for (int i = 0; i < lanes_of<T, V>; i++) sum += exp_shifted(f.x[j][i], base);
+    for (int i = 0; i < VEC; i++) sum += exp_shifted(x[i], base);
+  }
   return {max, sum};
 }
 
@@ -225,14 +300,16 @@ __device__ __forceinline__ softmax_stat fragment_stat(const fragment<T, V, NV> &
  * MIN_BLOCKS goes to __launch_bounds__: asking for 1024 resident threads per SM
  * caps registers at 64, and with that bound ptxas hoists all NV loads of a step
  * above the arithmetic; without it, it squeezed reduce_sum into 32 registers by
- * interleaving loads and adds, leaving two loads in flight. */
-template <int TPR_, int NV_>
+ * interleaving loads and adds, leaving two loads in flight. A shape with more
+ * words per thread than that cap holds passes its own MIN_BLOCKS_ (2: 128
+ * registers). */
+template <int TPR_, int NV_, int MIN_BLOCKS_ = 0>
 struct row_shape {
   static constexpr int TPR = TPR_;
   static constexpr int NV = NV_;
   static constexpr int ROWS = TPR >= 256 ? 1 : 256 / TPR;
   static constexpr int THREADS = ROWS * TPR;
-  static constexpr int MIN_BLOCKS = THREADS >= 1024 ? 1 : 1024 / THREADS;
+  static constexpr int MIN_BLOCKS = MIN_BLOCKS_ ? MIN_BLOCKS_ : THREADS >= 1024 ? 1 : 1024 / THREADS;
 };
 
 template <class T, class V, int TPR, int ELEMENTS>

@@ -3,12 +3,13 @@
  * (max, sum of exp(x - max)) over its words, and partial pairs merge with the
  * rescale sum * exp(max_old - max_new) (row_math.cuh, merge()).
  *
- * Rows of up to 64K elements (16K on the element path) stay in registers (as
- * floats) between the statistics and the output, so HBM sees each input byte
- * once and each output byte once; rows longer than 8K are split over a cluster
- * of CTAs that exchange their statistics through distributed shared memory.
- * Longer rows stream: the statistics pass and the output pass each read the
- * row, one extra read (partly served by L2). */
+ * Rows of up to 128K fp32 or 256K 16-bit elements (16K on the element path)
+ * stay in registers (as loaded, 16-bit words packed) between the statistics
+ * and the output, so HBM sees each input byte once and each output byte once;
+ * rows longer than one CTA holds are split over a cluster of CTAs that
+ * exchange their statistics through distributed shared memory. Longer rows
+ * stream: the statistics pass and the output pass each read the row, one extra
+ * read (partly served by L2). */
 #include <cooperative_groups.h>
 
 #include "row_math.cuh"
@@ -29,8 +30,9 @@ __device__ __forceinline__ void write_fragment(const fragment<T, V, NV> &f, soft
 #pragma unroll
   for (int j = 0; j < NV; j++) {
     float y[lanes_of<T, V>];
+    f.widen_again(j, y);
 #pragma unroll
-    for (int i = 0; i < lanes_of<T, V>; i++) y[i] = exp_shifted(f.x[j][i], stat.max) * inverse;
+    for (int i = 0; i < lanes_of<T, V>; i++) y[i] = exp_shifted(y[i], stat.max) * inverse;
     if (f.valid[j]) dst(j) = pack<T, V>(y);
   }
 }
@@ -57,8 +59,7 @@ __device__ __forceinline__ softmax_stat cluster_merge(softmax_stat stat)
 /* Rows that fit in CL steps (nvec <= CL * TPR * NV): the row stays in
  * registers. With CL > 1 a row is split over a cluster of CL CTAs, CTA `part`
  * holding step `part` of it, and the CTAs' statistics meet through distributed
- * shared memory; a row then needs no more threads or registers per CTA than an
- * eighth of it (CL <= 8, the portable cluster size). */
+ * shared memory (CL <= 8, the portable cluster size). */
 template <class T, class V, class RS, int CL>
 __global__ void __launch_bounds__(RS::THREADS, RS::MIN_BLOCKS) softmax_resident(const V *in, V *out, int m,
                                                                                  int nvec)
@@ -72,7 +73,7 @@ __global__ void __launch_bounds__(RS::THREADS, RS::MIN_BLOCKS) softmax_resident(
   Tensor tPos = thread_words<RS>(make_identity_tensor(shape(words)), block);
 
   fragment<T, V, RS::NV> f;
-  load_fragment(f, tIn, tPos, shape(words), part, -INFINITY);
+  load_fragment<row_load::plain>(f, tIn, tPos, shape(words), part, -INFINITY);
   softmax_stat stat = group_reduce<RS::TPR>(fragment_stat(f), merge_op{}, scratch);
   if constexpr (CL > 1) stat = cluster_merge<CL>(stat);
   write_fragment(f, stat, [&](int j) -> V & { return tOut(0, j, part); });
@@ -96,12 +97,12 @@ __global__ void __launch_bounds__(RS::THREADS, RS::MIN_BLOCKS) softmax_streaming
   fragment<T, V, RS::NV> f;
   softmax_stat stat = {-INFINITY, 0.0f};
   for (int step = 0; step < size<2>(tIn); step++) {
-    load_fragment(f, tIn, tPos, shape(words), step, -INFINITY);
+    load_fragment<row_load::plain>(f, tIn, tPos, shape(words), step, -INFINITY);
     stat = merge(stat, fragment_stat(f));
   }
   stat = group_reduce<RS::TPR>(stat, merge_op{}, scratch);
   for (int step = 0; step < size<2>(tIn); step++) {
-    load_fragment(f, tIn, tPos, shape(words), step, -INFINITY);
+    load_fragment<row_load::plain>(f, tIn, tPos, shape(words), step, -INFINITY);
     write_fragment(f, stat, [&](int j) -> V & { return tOut(0, j, step); });
   }
 }
@@ -139,27 +140,32 @@ int launch(const khost_input *in, const khost__cute_rows &rows)
 }
 
 /* The smallest shape whose threads hold the row in registers, 16 elements per
- * thread, so short rows still keep several loads in flight per thread. Rows
- * of 4K to 64K elements on the vector path take 256 threads x 32 elements per
- * CTA (32 floats fit beside the rest under the 64-register cap without
- * spilling) and a cluster of 1 to 8 CTAs per row: every CTA is then the shape
- * that moves 8192-element rows best, 4 per SM. The element path spills at 32
- * separate words, so it stops at 16K elements in one CTA. Longer rows stream. */
+ * thread, so short rows still keep several loads in flight per thread; rows of
+ * 4K to 8K elements on the vector path take 32 per thread (4 words of 16-bit,
+ * 8 of fp32). Longer rows on the vector path take 256-thread CTAs of 16 words
+ * per thread (16384 fp32 or 32768 16-bit elements; 16-bit words stay packed,
+ * so 64 registers of data, under a 128-register cap: 2 CTAs an SM) and, past
+ * one CTA's worth, a cluster of 2 to 8 such CTAs per row. For 65536-long rows
+ * that is 2 (16-bit) or 4 (fp32) CTAs a row; 8 words a thread with twice the
+ * CTAs measured worse (docs/CUTE.md). The element path spills at 32 separate
+ * words, so it stops at 16K elements in one CTA. Longer rows stream. */
 template <class T, class V>
 int launch_for_shape(const khost_input *in, const khost__cute_rows &rows)
 {
   constexpr bool WORDS = !std::is_same_v<T, V>;
-  using wide = elements_shape<T, V, 256, 32>;
+  using wide = row_shape<256, 16, 2>;
+  constexpr int64_t PER_CTA = int64_t(wide::THREADS) * wide::NV * lanes_of<T, V>;
   int64_t n = rows.n;
   if (n <= 4 * 16) return launch<T, V, elements_shape<T, V, 4, 16>, 1>(in, rows);
   if (n <= 16 * 16) return launch<T, V, elements_shape<T, V, 16, 16>, 1>(in, rows);
   if (n <= 64 * 16) return launch<T, V, elements_shape<T, V, 64, 16>, 1>(in, rows);
   if (n <= 256 * 16) return launch<T, V, elements_shape<T, V, 256, 16>, 1>(in, rows);
   if constexpr (WORDS) {
-    if (n <= 256 * 32) return launch<T, V, wide, 1>(in, rows);
-    if (n <= 2 * 256 * 32) return launch<T, V, wide, 2>(in, rows);
-    if (n <= 4 * 256 * 32) return launch<T, V, wide, 4>(in, rows);
-    if (n <= 8 * 256 * 32) return launch<T, V, wide, 8>(in, rows);
+    if (n <= 256 * 32) return launch<T, V, elements_shape<T, V, 256, 32>, 1>(in, rows);
+    if (n <= PER_CTA) return launch<T, V, wide, 1>(in, rows);
+    if (n <= 2 * PER_CTA) return launch<T, V, wide, 2>(in, rows);
+    if (n <= 4 * PER_CTA) return launch<T, V, wide, 4>(in, rows);
+    if (n <= 8 * PER_CTA) return launch<T, V, wide, 8>(in, rows);
   } else {
     if (n <= 1024 * 16) return launch<T, V, elements_shape<T, V, 1024, 16>, 1>(in, rows);
   }
