@@ -41,7 +41,8 @@ run_tests() {
     LD_LIBRARY_PATH="$build/gpu-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" KHOST_SOURCE_ROOT="$PWD" \
       KHOST_BUILD_ROOT="$build" KHOST_FIXTURE_DIR="$build/tests" KHOST_EXE="$build/khost" \
       KHOST_REFERENCE_PLUGIN="$build/plugins/reference/reference.so" \
-      KHOST_TRITON_AOT_PLUGIN="$build/plugins/triton_aot/triton_aot.so" "$t" --verbose=0 || rc=1
+      KHOST_TRITON_AOT_PLUGIN="$build/plugins/triton_aot/triton_aot.so" \
+      KHOST_CUTE_PLUGIN="$build/plugins/cute/cute.so" "$t" --verbose=0 || rc=1
   done
   return $rc
 }
