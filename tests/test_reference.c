@@ -9,6 +9,7 @@
 
 #include "formats.h"
 #include "khost/ops.h"
+#include "support/plugin_under_test.h"
 
 static const khost_dtype FP16 = {KHOST_DTYPE_FLOAT, 16, 1};
 static const khost_dtype BF16 = {KHOST_DTYPE_BFLOAT, 16, 1};
@@ -21,24 +22,12 @@ static const khost_dtype E4M3 = {KHOST_DTYPE_FLOAT8_E4M3FN, 8, 1};
 
 static const khost_plugin *load_plugin(void)
 {
-  const char *path = getenv("KHOST_REFERENCE_PLUGIN");
-  if (!path || !*path) cr_skip_test("KHOST_REFERENCE_PLUGIN is not set");
-  void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  cr_assert_not_null(lib, "dlopen(%s): %s", path, dlerror());
-  khost_plugin_entry_fn entry = (khost_plugin_entry_fn)dlsym(lib, KHOST_PLUGIN_ENTRY_SYMBOL);
-  cr_assert_not_null(entry, "no %s in %s", KHOST_PLUGIN_ENTRY_SYMBOL, path);
-  const khost_plugin *plugin = entry(KHOST_ABI_MAJOR, KHOST_ABI_MINOR);
-  cr_assert_not_null(plugin, "the entry refused this host's ABI version");
-  return plugin;
+  return khost_test_plugin("KHOST_REFERENCE_PLUGIN");
 }
 
 static const khost_kernel *kernel(const char *op)
 {
-  const khost_plugin *plugin = load_plugin();
-  for (int32_t i = 0; i < plugin->nkernels; i++)
-    if (strcmp(plugin->kernels[i]->op, op) == 0) return plugin->kernels[i];
-  cr_assert_fail("the reference plugin has no kernel for %s", op);
-  return NULL;
+  return khost_test_kernel(load_plugin(), op, KHOST_DEVICE_CPU);
 }
 
 /* ---- building calls ---- */

@@ -18,6 +18,7 @@
 
 #include "buffers.h"
 #include "catalog.h"
+#include "support/plugin_under_test.h"
 #include "check.h"
 #include "cuda.h"
 #include "khost/plugin.h"
@@ -36,26 +37,12 @@ static const char *const OPS[] = {"nvfp4_gemv", "copy_transpose", "reduce_sum", 
 
 static const khost_plugin *load_plugin(void)
 {
-  const char *path = getenv("KHOST_REFERENCE_PLUGIN");
-  if (!path || !*path) cr_skip_test("KHOST_REFERENCE_PLUGIN is not set");
-  void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  cr_assert_not_null(lib, "dlopen(%s): %s", path, dlerror());
-  khost_plugin_entry_fn entry = (khost_plugin_entry_fn)dlsym(lib, KHOST_PLUGIN_ENTRY_SYMBOL);
-  cr_assert_not_null(entry, "no %s in %s", KHOST_PLUGIN_ENTRY_SYMBOL, path);
-  const khost_plugin *plugin = entry(KHOST_ABI_MAJOR, KHOST_ABI_MINOR);
-  cr_assert_not_null(plugin, "the entry refused this host's ABI version");
-  return plugin;
+  return khost_test_plugin("KHOST_REFERENCE_PLUGIN");
 }
 
-/* The plugin's kernel for op on device_type; fails the test when there is none. */
 static const khost_kernel *find_kernel(const char *op, int device_type)
 {
-  const khost_plugin *plugin = load_plugin();
-  for (int32_t i = 0; i < plugin->nkernels; i++)
-    if (!strcmp(plugin->kernels[i]->op, op) && plugin->kernels[i]->device_type == device_type)
-      return plugin->kernels[i];
-  cr_assert_fail("the reference plugin has no kernel for %s on device type %d", op, device_type);
-  return NULL;
+  return khost_test_kernel(load_plugin(), op, device_type);
 }
 
 static void need_device(void)
