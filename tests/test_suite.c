@@ -223,6 +223,7 @@ static const shipped_case shipped[] = {
     {"gpumode_nvfp4", "test_m384_k7168_l2", "nvfp4_gemv", "m", "k", "l", 384, 7168, 2},
     {"gpumode_nvfp4", "test_m512_k4096_l2", "nvfp4_gemv", "m", "k", "l", 512, 4096, 2},
     {"gpumode_nvfp4", "test_m512_k1536_l2", "nvfp4_gemv", "m", "k", "l", 512, 1536, 2},
+    {"read_floor", "read_66mb_fp32_7168x2304", "reduce_sum", "m", "n", "dtype", 7168, 2304, KHOST__DT_FP32},
 };
 
 static khost__suite load_shipped(const char *name)
@@ -237,7 +238,7 @@ Test(shipped_suites, load_with_the_expected_number_of_cases)
   struct {
     const char *name;
     int ncases;
-  } suites[] = {{"smoke", 11}, {"correctness", 67}, {"performance", 14}, {"gpumode_nvfp4", 10}};
+  } suites[] = {{"smoke", 11}, {"correctness", 67}, {"performance", 14}, {"gpumode_nvfp4", 10}, {"read_floor", 3}};
   for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++) {
     khost__suite s = load_shipped(suites[i].name);
     cr_expect_eq(s.ncases, suites[i].ncases, "%s", suites[i].name);
@@ -330,7 +331,7 @@ Test(suite_find, an_unknown_name_lists_the_folders_and_their_suites)
   /* The source tree's folder, then the installed one (whatever it holds), then $KHOST_SUITE_PATH. */
   char head[4300], tail[200];
   snprintf(head, sizeof head, "no suite 'nope'; searched: %s (%s); ", source_file("suites").s,
-           "correctness, gpumode_nvfp4, performance, smoke");
+           "correctness, gpumode_nvfp4, performance, read_floor, smoke");
   snprintf(tail, sizeof tail, "; %s (extra_one, extra_two)", dir);
   size_t len = strlen(err.msg), nhead = strlen(head), ntail = strlen(tail);
   cr_assert_gt(len, nhead + ntail, "%s", err.msg);
