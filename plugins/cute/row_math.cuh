@@ -53,6 +53,23 @@ __device__ __forceinline__ void unpack(const V &w, float (&x)[lanes_of<T, V>])
   for (int i = 0; i < lanes_of<T, V>; i++) x[i] = to_float(e[i]);
 }
 
+/* Two floats rounded to a 16-bit pair, first in the low half: one F2FP.PACK_AB. */
+template <class T> __device__ __forceinline__ uint32_t pack_pair(float lo, float hi);
+template <> __device__ __forceinline__ uint32_t pack_pair<__half>(float lo, float hi)
+{
+  __half2 pair = __floats2half2_rn(lo, hi);
+  uint32_t bits;
+  memcpy(&bits, &pair, sizeof bits);
+  return bits;
+}
+template <> __device__ __forceinline__ uint32_t pack_pair<__nv_bfloat16>(float lo, float hi)
+{
+  __nv_bfloat162 pair = __floats2bfloat162_rn(lo, hi);
+  uint32_t bits;
+  memcpy(&bits, &pair, sizeof bits);
+  return bits;
+}
+
 /* The word holding x rounded to T. */
 template <class T, class V>
 __device__ __forceinline__ V pack(const float (&x)[lanes_of<T, V>])
@@ -63,6 +80,26 @@ __device__ __forceinline__ V pack(const float (&x)[lanes_of<T, V>])
   V w;
   memcpy(&w, e, sizeof(V));
   return w;
+}
+
+/* The same for an output word of 16-bit elements, built from 32-bit pairs:
+ * assembled element by element, ptxas moved every half through 3 to 4 PRMT,
+ * LOP3 and SHF (about 2 instructions per element of a softmax row). Not for
+ * splat(): there the pairs led ptxas to spill the fill of the wide shapes. */
+template <class T, class V>
+__device__ __forceinline__ V pack_output(const float (&x)[lanes_of<T, V>])
+{
+  constexpr int VEC = lanes_of<T, V>;
+  if constexpr (sizeof(T) == 2 && VEC % 2 == 0) {
+    uint32_t pairs[VEC / 2];
+#pragma unroll
+    for (int i = 0; i < VEC / 2; i++) pairs[i] = pack_pair<T>(x[2 * i], x[2 * i + 1]);
+    V w;
+    memcpy(&w, pairs, sizeof(V));
+    return w;
+  } else {
+    return pack<T, V>(x);
+  }
 }
 
 /* Running statistics of softmax over some elements: their max and the sum of
@@ -172,13 +209,16 @@ __device__ __forceinline__ Value group_reduce(Value value, Op op, Value *scratch
   return value;
 }
 
-/* One thread's words of one step: w[j] is word j as loaded, valid[j] says
+/* One thread's words of one step: w[j] is word j as loaded, valid(j) says
  * whether it lies inside the tensor. The words stay packed (a 16-bit row costs
  * half the registers of its floats) and are widened where they are used. */
 template <class T, class V, int NV>
 struct fragment {
   V w[NV];
-  bool valid[NV];
+  uint32_t valid_bits; /* bit j: word j is inside; a mask, where 16 bools spilled */
+  static_assert(NV <= 32, "one bit per word");
+
+  __device__ __forceinline__ bool valid(int j) const { return valid_bits >> j & 1u; }
 
   /* The elements of word j, widened to float. */
   __device__ __forceinline__ void widen(int j, float (&x)[lanes_of<T, V>]) const { unpack<T>(w[j], x); }
@@ -252,8 +292,9 @@ __device__ __forceinline__ void load_fragment(fragment<T, V, NV> &f, const Src &
 {
 #pragma unroll
   for (int j = 0; j < NV; j++) {
-    f.valid[j] = cute::elem_less(pos(0, j, step), shape);
-    if (!f.valid[j]) f.w[j] = splat<T, V>(fill);
+    bool inside = cute::elem_less(pos(0, j, step), shape);
+    f.valid_bits = j == 0 ? uint32_t(inside) : f.valid_bits | uint32_t(inside) << j;
+    if (!inside) f.w[j] = splat<T, V>(fill);
     else if constexpr (LOAD == row_load::evict_first) f.w[j] = load_evict_first(src(0, j, step));
     else f.w[j] = src(0, j, step);
   }

@@ -39,7 +39,7 @@ __device__ __forceinline__ void write_fragment(const fragment<T, V, NV> &f, soft
 #pragma unroll
     for (int i = 0; i < lanes_of<T, V>; i++)
       y[i] = sizeof(T) == 2 ? exp_folded(y[i], addend) : exp_shifted(y[i], stat.max) * inverse;
-    if (f.valid[j]) dst(j) = pack<T, V>(y);
+    if (f.valid(j)) dst(j) = pack_output<T, V>(y);
   }
 }
 
