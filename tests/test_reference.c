@@ -2,21 +2,19 @@
  * KHOST_REFERENCE_PLUGIN is dlopened and called through khost_plugin_entry, with
  * khost_input built by hand. Expected values are worked out in the comments. */
 #include <criterion/criterion.h>
-#include <dlfcn.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "formats.h"
 #include "khost/ops.h"
+#include "support/hand_call.h"
 #include "support/plugin_under_test.h"
 
 static const khost_dtype FP16 = {KHOST_DTYPE_FLOAT, 16, 1};
 static const khost_dtype BF16 = {KHOST_DTYPE_BFLOAT, 16, 1};
 static const khost_dtype FP32 = {KHOST_DTYPE_FLOAT, 32, 1};
 static const khost_dtype FP64 = {KHOST_DTYPE_FLOAT, 64, 1};
-static const khost_dtype E2M1 = {KHOST_DTYPE_FLOAT4_E2M1FN, 4, 1};
-static const khost_dtype E4M3 = {KHOST_DTYPE_FLOAT8_E4M3FN, 8, 1};
 
 /* ---- loading ---- */
 
@@ -30,65 +28,9 @@ static const khost_kernel *kernel(const char *op)
   return khost_test_kernel(load_plugin(), op, KHOST_DEVICE_CPU);
 }
 
-/* ---- building calls ---- */
+/* ---- building calls (tests/support/hand_call.h) ---- */
 
-#define MAX_CALL_TENSORS 8
-
-/* One hand-built kernel call; all storage inline so a test can keep it on its stack. */
-typedef struct call {
-  khost_param params[4];
-  khost_tensor inputs[MAX_CALL_TENSORS], outputs[2];
-  int64_t shapes[MAX_CALL_TENSORS + 2][KHOST_MAX_DIMS];
-  int64_t strides[MAX_CALL_TENSORS + 2][KHOST_MAX_DIMS];
-  int nshapes;
-  char error[256];
-  khost_input in;
-} call;
-
-static void call_init(call *c, const char *op, int threads)
-{
-  memset(c, 0, sizeof *c);
-  c->in = (khost_input){.struct_size = sizeof(khost_input),
-                        .op = op,
-                        .params = c->params,
-                        .inputs = c->inputs,
-                        .outputs = c->outputs,
-                        .error = c->error,
-                        .error_size = sizeof c->error,
-                        .num_threads = threads};
-}
-
-static void add_param(call *c, const char *name, int64_t value)
-{
-  c->params[c->in.nparams++] = (khost_param){name, value};
-}
-
-/* Describes data as a contiguous CPU tensor of the given shape; returns it for tweaks. */
-static khost_tensor *add_tensor(call *c, bool output, khost_dtype dtype, void *data, int ndim,
-                                const int64_t *shape)
-{
-  int64_t *dims = c->shapes[c->nshapes], *strides = c->strides[c->nshapes];
-  c->nshapes++;
-  int64_t elements = 1;
-  for (int d = ndim - 1; d >= 0; d--) {
-    dims[d] = shape[d];
-    strides[d] = elements;
-    elements *= shape[d];
-  }
-  khost_tensor *t = output ? &c->outputs[c->in.noutputs++] : &c->inputs[c->in.ninputs++];
-  *t = (khost_tensor){.struct_size = sizeof(khost_tensor),
-                      .name = output ? "out" : "in",
-                      .data = data,
-                      .device_type = KHOST_DEVICE_CPU,
-                      .dtype = dtype,
-                      .ndim = ndim,
-                      .shape = dims,
-                      .strides = strides,
-                      .nbytes = (size_t)elements * dtype.bits / 8};
-  return t;
-}
-
-static int run_call(const khost_kernel *k, call *c)
+static int run_call(const khost_kernel *k, hand_call *c)
 {
   return k->run(&c->in);
 }
@@ -129,37 +71,27 @@ typedef struct gemv {
   int64_t m, k, l;
   uint8_t *a, *v, *sfa, *sfv, *sfa_swz, *sfv_swz;
   uint16_t *c;
-  call call;
+  hand_call call;
 } gemv;
-
-static int64_t swizzled_row(int64_t m, int64_t k)
-{
-  return (m + 127) / 128 * ((k / 16 + 3) / 4) * 512;
-}
 
 static void gemv_init(gemv *g, int64_t m, int64_t k, int64_t l, int threads)
 {
   g->m = m;
   g->k = k;
   g->l = l;
-  g->a = alloc_zero((size_t)(l * m * k / 2));
-  g->v = alloc_zero((size_t)(l * k / 2));
-  g->sfa = alloc_zero((size_t)(l * m * k / 16));
-  g->sfv = alloc_zero((size_t)(l * k / 16));
-  g->sfa_swz = alloc_zero((size_t)(l * swizzled_row(m, k)));
-  g->sfv_swz = alloc_zero((size_t)(l * swizzled_row(1, k)));
-  g->c = alloc_zero((size_t)(l * m) * 2);
-  call_init(&g->call, "nvfp4_gemv", threads);
-  add_param(&g->call, "m", m);
-  add_param(&g->call, "k", k);
-  add_param(&g->call, "l", l);
-  add_tensor(&g->call, false, E2M1, g->a, 3, (int64_t[]){l, m, k});
-  add_tensor(&g->call, false, E2M1, g->v, 2, (int64_t[]){l, k});
-  add_tensor(&g->call, false, E4M3, g->sfa, 3, (int64_t[]){l, m, k / 16});
-  add_tensor(&g->call, false, E4M3, g->sfv, 2, (int64_t[]){l, k / 16});
-  add_tensor(&g->call, false, E4M3, g->sfa_swz, 2, (int64_t[]){l, swizzled_row(m, k)});
-  add_tensor(&g->call, false, E4M3, g->sfv_swz, 2, (int64_t[]){l, swizzled_row(1, k)});
-  add_tensor(&g->call, true, FP16, g->c, 2, (int64_t[]){l, m});
+  hand_gemv_call(&g->call, KHOST_DEVICE_CPU, m, k, l);
+  g->call.in.num_threads = threads;
+  uint8_t **inputs[KHOST_NVFP4_GEMV_NINPUTS] = {
+      [KHOST_NVFP4_GEMV_A] = &g->a,
+      [KHOST_NVFP4_GEMV_V] = &g->v,
+      [KHOST_NVFP4_GEMV_SFA] = &g->sfa,
+      [KHOST_NVFP4_GEMV_SFV] = &g->sfv,
+      [KHOST_NVFP4_GEMV_SFA_SWZ] = &g->sfa_swz,
+      [KHOST_NVFP4_GEMV_SFV_SWZ] = &g->sfv_swz,
+  };
+  for (int i = 0; i < KHOST_NVFP4_GEMV_NINPUTS; i++)
+    g->call.inputs[i].data = *inputs[i] = alloc_zero(g->call.inputs[i].nbytes);
+  g->call.outputs[KHOST_NVFP4_GEMV_C].data = g->c = alloc_zero(g->call.outputs[KHOST_NVFP4_GEMV_C].nbytes);
 }
 
 /* Fills every input with random codes; scale codes skip the NaN ones (0x7f, 0xff). */
@@ -369,7 +301,7 @@ static const gemv_break gemv_breaks[] = {
     {"four inputs", break_count, KHOST_STATUS_INVALID_ARGUMENT},
     {"k missing", break_param, KHOST_STATUS_INVALID_ARGUMENT},
     {"k not a multiple of 16", break_block, KHOST_STATUS_INVALID_ARGUMENT},
-    {"a not contiguous", break_strides, KHOST_STATUS_INVALID_ARGUMENT},
+    {"a not contiguous (declined)", break_strides, KHOST_STATUS_UNSUPPORTED},
     {"k past the exact range", break_huge_k, KHOST_STATUS_UNSUPPORTED},
 };
 
@@ -395,7 +327,7 @@ typedef struct rows {
   int64_t m, n;
   khost_dtype dtype;
   void *in, *out;
-  call call;
+  hand_call call;
 } rows;
 
 static void rows_init(rows *r, const char *op, khost_dtype dtype, int64_t m, int64_t n, int threads)
@@ -405,16 +337,10 @@ static void rows_init(rows *r, const char *op, khost_dtype dtype, int64_t m, int
   r->dtype = dtype;
   r->in = alloc_zero((size_t)(m * n) * dtype.bits / 8);
   r->out = alloc_zero((size_t)(m * n) * dtype.bits / 8);
-  call_init(&r->call, op, threads);
-  add_param(&r->call, "m", m);
-  add_param(&r->call, "n", n);
-  add_tensor(&r->call, false, dtype, r->in, 2, (int64_t[]){m, n});
-  if (strcmp(op, "reduce_sum") == 0)
-    add_tensor(&r->call, true, dtype, r->out, 1, (int64_t[]){m});
-  else if (strcmp(op, "copy_transpose") == 0)
-    add_tensor(&r->call, true, dtype, r->out, 2, (int64_t[]){n, m});
-  else
-    add_tensor(&r->call, true, dtype, r->out, 2, (int64_t[]){m, n});
+  hand_rows_call(&r->call, op, KHOST_DEVICE_CPU, dtype, m, n);
+  r->call.in.num_threads = threads;
+  r->call.inputs[KHOST_ROWWISE_IN].data = r->in;
+  r->call.outputs[KHOST_ROWWISE_OUT].data = r->out;
 }
 
 static double get_value(khost_dtype dtype, const void *data, size_t i)
@@ -719,9 +645,5 @@ Test(reference_plugin, descriptor_lists_every_op_on_the_cpu)
 
 Test(reference_plugin, entry_refuses_another_major)
 {
-  load_plugin();
-  /* dlopen hands back the handle load_plugin opened. */
-  void *lib = dlopen(getenv("KHOST_REFERENCE_PLUGIN"), RTLD_NOW);
-  khost_plugin_entry_fn entry = (khost_plugin_entry_fn)dlsym(lib, KHOST_PLUGIN_ENTRY_SYMBOL);
-  cr_expect_null(entry(KHOST_ABI_MAJOR + 1, 0));
+  cr_expect_null(khost_test_entry("KHOST_REFERENCE_PLUGIN")(KHOST_ABI_MAJOR + 1, 0));
 }

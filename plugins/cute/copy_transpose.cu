@@ -135,15 +135,15 @@ __global__ void __launch_bounds__(THREADS) transpose_elements(const E *in, E *ou
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 template <class E>
-int launch(const khost_input *in, const khost__cute_rows &rows)
+int launch(const khost_input *in, const khost__rows &rows)
 {
   const void *buffers[2] = {rows.in, rows.out};
   constexpr int VEC = word_lanes<E>;
-  bool words = rows.m % VEC == 0 && rows.n % VEC == 0 && khost__cute_aligned(buffers, 2, 16);
+  bool words = rows.m % VEC == 0 && rows.n % VEC == 0 && khost__input_aligned(buffers, 2, 16);
   int64_t tile = words ? TILE_WORDS * VEC : ELEMENT_TILE;
   int64_t tiles_n = ceil_div(rows.n, tile), tiles = ceil_div(rows.m, tile) * tiles_n;
   if (tiles > INT32_MAX)
-    return khost__cute_fail(in, KHOST_STATUS_UNSUPPORTED, "copy_transpose: %lld tiles exceed the grid limit",
+    return khost__input_fail(in, KHOST_STATUS_UNSUPPORTED, "%lld tiles exceed the grid limit",
                             (long long)tiles);
   cudaStream_t stream = (cudaStream_t)in->stream;
   int m = int(rows.m), n = int(rows.n);
@@ -162,14 +162,14 @@ int launch(const khost_input *in, const khost__cute_rows &rows)
 
 int supports(const khost_input *in)
 {
-  khost__cute_rows rows;
-  return khost__cute_rows_open(in, KHOST__CUTE_OUT_TRANSPOSED, &rows);
+  khost__rows rows;
+  return khost__rows_open(in, KHOST_DEVICE_CUDA, KHOST__ROWS_OUT_TRANSPOSED, INT32_MAX, &rows);
 }
 
 int run(const khost_input *in)
 {
-  khost__cute_rows rows;
-  int status = khost__cute_rows_open(in, KHOST__CUTE_OUT_TRANSPOSED, &rows);
+  khost__rows rows;
+  int status = khost__rows_open(in, KHOST_DEVICE_CUDA, KHOST__ROWS_OUT_TRANSPOSED, INT32_MAX, &rows);
   if (status != KHOST_STATUS_OK) return status;
   return rows.element_bytes == 2 ? launch<uint16_t>(in, rows) : launch<uint32_t>(in, rows);
 }

@@ -286,70 +286,25 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
   }
 }
 
-struct gemv_args {
-  int64_t m, k, l;
-  const void *a, *sfa, *v, *sfv;
-  void *c;
-};
+using gemv_args = khost__gemv;
 
-int check_params(const khost_input *in, gemv_args *args)
-{
-  int status = khost__cute_check_counts(in, KHOST_NVFP4_GEMV_NINPUTS, KHOST_NVFP4_GEMV_NOUTPUTS);
-  if (status == KHOST_STATUS_OK) status = khost__cute_param(in, "m", 1, &args->m);
-  if (status == KHOST_STATUS_OK) status = khost__cute_param(in, "k", 16, &args->k);
-  if (status == KHOST_STATUS_OK) status = khost__cute_param(in, "l", 1, &args->l);
-  if (status != KHOST_STATUS_OK) return status;
-  if (args->k % 32 != 0 || args->m % R != 0 || args->l * args->m > INT32_MAX)
-    return khost__cute_fail(in, KHOST_STATUS_UNSUPPORTED,
-                            "nvfp4_gemv: needs k %% 32 == 0 (16-byte chunks), m %% %d == 0 and "
-                            "l*m <= 2^31-1; got m = %lld, k = %lld, l = %lld", R,
-                            (long long)args->m, (long long)args->k, (long long)args->l);
-  return KHOST_STATUS_OK;
-}
-
-/* Checks the tensors the kernel reads (not the swizzled scales) and keeps their data pointers. */
-int check_tensors(const khost_input *in, gemv_args *args)
-{
-  const khost_dtype e2m1 = {KHOST_DTYPE_FLOAT4_E2M1FN, 4, 1};
-  const khost_dtype e4m3 = {KHOST_DTYPE_FLOAT8_E4M3FN, 8, 1};
-  const khost_dtype fp16 = {KHOST_DTYPE_FLOAT, 16, 1};
-  int64_t m = args->m, k = args->k, l = args->l;
-  const struct {
-    const khost_tensor *tensor;
-    const char *role;
-    khost_dtype dtype;
-    int32_t ndim;
-    int64_t shape[3];
-  } want[] = {
-    {khost__cute_tensor(in->inputs, KHOST_NVFP4_GEMV_A), "input a", e2m1, 3, {l, m, k}},
-    {khost__cute_tensor(in->inputs, KHOST_NVFP4_GEMV_V), "input v", e2m1, 2, {l, k}},
-    {khost__cute_tensor(in->inputs, KHOST_NVFP4_GEMV_SFA), "input sfa", e4m3, 3, {l, m, k / 16}},
-    {khost__cute_tensor(in->inputs, KHOST_NVFP4_GEMV_SFV), "input sfv", e4m3, 2, {l, k / 16}},
-    {khost__cute_tensor(in->outputs, KHOST_NVFP4_GEMV_C), "output c", fp16, 2, {l, m}},
-  };
-  for (const auto &w : want) {
-    int status = khost__cute_check_tensor(in, w.tensor, w.role, w.dtype, w.ndim, w.shape);
-    if (status != KHOST_STATUS_OK) return status;
-  }
-  args->a = want[0].tensor->data;
-  args->v = want[1].tensor->data;
-  args->sfa = want[2].tensor->data;
-  args->sfv = want[3].tensor->data;
-  args->c = want[4].tensor->data;
-  return KHOST_STATUS_OK;
-}
-
+/* The shared checks (plugins/common), then what this kernel declines: rows in
+ * 16-byte chunks and groups of R, 32-bit row indices, 16-byte aligned a and v. */
 int check(const khost_input *in, gemv_args *args)
 {
-  int status = check_params(in, args);
-  if (status == KHOST_STATUS_OK) status = check_tensors(in, args);
+  int status = khost__gemv_open(in, KHOST_DEVICE_CUDA, INT64_MAX, args);
   if (status != KHOST_STATUS_OK) return status;
+  if (args->k % 32 != 0 || args->m % R != 0 || args->l * args->m > INT32_MAX)
+    return khost__input_fail(in, KHOST_STATUS_UNSUPPORTED,
+                             "needs k %% 32 == 0 (16-byte chunks), m %% %d == 0 and l*m <= 2^31-1; got m = %lld, "
+                             "k = %lld, l = %lld",
+                             R, (long long)args->m, (long long)args->k, (long long)args->l);
   const void *chunked[2] = {args->a, args->v}, *paired[3] = {args->sfa, args->sfv, args->c};
-  if (!khost__cute_aligned(chunked, 2, 16) || !khost__cute_aligned(paired, 3, 2))
-    return khost__cute_fail(in, KHOST_STATUS_UNSUPPORTED,
-                            "nvfp4_gemv: a and v must be 16-byte aligned, sfa, sfv and c 2-byte aligned "
-                            "(a %p, v %p, sfa %p, sfv %p, c %p)", args->a, args->v, args->sfa, args->sfv,
-                            args->c);
+  if (!khost__input_aligned(chunked, 2, 16) || !khost__input_aligned(paired, 3, 2))
+    return khost__input_fail(in, KHOST_STATUS_UNSUPPORTED,
+                             "a and v must be 16-byte aligned, sfa, sfv and c 2-byte aligned (a %p, v %p, sfa %p, "
+                             "sfv %p, c %p)",
+                             args->a, args->v, args->sfa, args->sfv, args->c);
   return KHOST_STATUS_OK;
 }
 

@@ -47,7 +47,7 @@ __global__ void __launch_bounds__(RS::THREADS, RS::MIN_BLOCKS) reduce_rows(const
 }
 
 template <class T, class V, class RS>
-int launch(const khost_input *in, const khost__cute_rows &rows)
+int launch(const khost_input *in, const khost__rows &rows)
 {
   int nvec = int(rows.n / lanes_of<T, V>);
   int blocks = int((rows.m + RS::ROWS - 1) / RS::ROWS);
@@ -63,7 +63,7 @@ int launch(const khost_input *in, const khost__cute_rows &rows)
  * same within 1%; 8 makes a 16K-element 16-bit row one step of a block), 8
  * elements on the element path. */
 template <class T, class V>
-int launch_for_shape(const khost_input *in, const khost__cute_rows &rows)
+int launch_for_shape(const khost_input *in, const khost__rows &rows)
 {
   constexpr int NV = 8;
   int64_t nvec = rows.n / lanes_of<T, V>;
@@ -74,14 +74,14 @@ int launch_for_shape(const khost_input *in, const khost__cute_rows &rows)
 
 int supports(const khost_input *in)
 {
-  khost__cute_rows rows;
-  return khost__cute_rows_open(in, KHOST__CUTE_OUT_REDUCED, &rows);
+  khost__rows rows;
+  return khost__rows_open(in, KHOST_DEVICE_CUDA, KHOST__ROWS_OUT_REDUCED, INT32_MAX, &rows);
 }
 
 int run(const khost_input *in)
 {
-  khost__cute_rows rows;
-  int status = khost__cute_rows_open(in, KHOST__CUTE_OUT_REDUCED, &rows);
+  khost__rows rows;
+  int status = khost__rows_open(in, KHOST_DEVICE_CUDA, KHOST__ROWS_OUT_REDUCED, INT32_MAX, &rows);
   if (status != KHOST_STATUS_OK) return status;
   /* The output is one element per row, so only the input decides the word. */
   bool vectorizable = rows_vectorizable(rows, false);

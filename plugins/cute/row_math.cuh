@@ -397,10 +397,10 @@ __device__ __forceinline__ auto thread_words(Tensor &&rows, int block)
 
 /* True when rows of n elements can be read (and, with output_rows, written) as
  * 16-byte words: every row and the buffers start on a 16-byte boundary. */
-inline bool rows_vectorizable(const khost__cute_rows &rows, bool output_rows)
+inline bool rows_vectorizable(const khost__rows &rows, bool output_rows)
 {
   const void *buffers[2] = {rows.in, rows.out};
-  return (rows.n * rows.element_bytes) % 16 == 0 && khost__cute_aligned(buffers, output_rows ? 2 : 1, 16);
+  return (rows.n * rows.element_bytes) % 16 == 0 && khost__input_aligned(buffers, output_rows ? 2 : 1, 16);
 }
 
 template <class T> struct type_tag {
@@ -409,12 +409,12 @@ template <class T> struct type_tag {
 
 /* Returns launch(type_tag<T>{}) with T the CUDA type of rows.type. */
 template <class Launch>
-int with_element_type(const khost__cute_rows &rows, Launch &&launch)
+int with_element_type(const khost__rows &rows, Launch &&launch)
 {
   switch (rows.type) {
-  case KHOST__CUTE_FP16: return launch(type_tag<__half>{});
-  case KHOST__CUTE_BF16: return launch(type_tag<__nv_bfloat16>{});
-  case KHOST__CUTE_FP32: return launch(type_tag<float>{});
+  case KHOST__ROWS_FP16: return launch(type_tag<__half>{});
+  case KHOST__ROWS_BF16: return launch(type_tag<__nv_bfloat16>{});
+  case KHOST__ROWS_FP32: return launch(type_tag<float>{});
   }
   return KHOST_STATUS_INTERNAL;
 }

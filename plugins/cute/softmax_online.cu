@@ -115,7 +115,7 @@ __global__ void __launch_bounds__(RS::THREADS, RS::MIN_BLOCKS) softmax_streaming
 
 /* CL: CTAs per row (a cluster) for the resident kernel; 0 for the streaming one. */
 template <class T, class V, class RS, int CL>
-int launch(const khost_input *in, const khost__cute_rows &rows)
+int launch(const khost_input *in, const khost__rows &rows)
 {
   int nvec = int(rows.n / lanes_of<T, V>);
   int blocks = int((rows.m + RS::ROWS - 1) / RS::ROWS);
@@ -156,7 +156,7 @@ int launch(const khost_input *in, const khost__cute_rows &rows)
  * CTAs measured worse (docs/CUTE.md). The element path spills at 32 separate
  * words, so it stops at 16K elements in one CTA. Longer rows stream. */
 template <class T, class V>
-int launch_for_shape(const khost_input *in, const khost__cute_rows &rows)
+int launch_for_shape(const khost_input *in, const khost__rows &rows)
 {
   constexpr bool WORDS = !std::is_same_v<T, V>;
   using wide = row_shape<256, 16, 2>;
@@ -180,14 +180,14 @@ int launch_for_shape(const khost_input *in, const khost__cute_rows &rows)
 
 int supports(const khost_input *in)
 {
-  khost__cute_rows rows;
-  return khost__cute_rows_open(in, KHOST__CUTE_OUT_SAME, &rows);
+  khost__rows rows;
+  return khost__rows_open(in, KHOST_DEVICE_CUDA, KHOST__ROWS_OUT_SAME, INT32_MAX, &rows);
 }
 
 int run(const khost_input *in)
 {
-  khost__cute_rows rows;
-  int status = khost__cute_rows_open(in, KHOST__CUTE_OUT_SAME, &rows);
+  khost__rows rows;
+  int status = khost__rows_open(in, KHOST_DEVICE_CUDA, KHOST__ROWS_OUT_SAME, INT32_MAX, &rows);
   if (status != KHOST_STATUS_OK) return status;
   bool vectorizable = rows_vectorizable(rows, true);
   return with_element_type(rows, [&](auto tag) {

@@ -49,7 +49,7 @@ static void transpose_rows(void *arg, int worker, int64_t begin, int64_t end)
 static int run(const khost_input *in)
 {
   khost__reference_rows rows;
-  int status = khost__reference_rows_open(in, KHOST_DEVICE_CPU, KHOST__REFERENCE_OUT_TRANSPOSED, &rows);
+  int status = khost__reference_rows_open(in, KHOST_DEVICE_CPU, KHOST__ROWS_OUT_TRANSPOSED, &rows);
   if (status != KHOST_STATUS_OK) return status;
   khost__reference_parallel(rows.m, khost__reference_threads(in), transpose_rows, &rows);
   return KHOST_STATUS_OK;

@@ -1,7 +1,18 @@
 #include "parallel.h"
 
+#include <stddef.h>
+
 #include <pthread.h>
 #include <stdbool.h>
+
+/* The host filled num_threads when struct_size covers it. */
+#define INPUT_THREADS_END (offsetof(khost_input, num_threads) + sizeof(int32_t))
+
+int khost__reference_threads(const khost_input *in)
+{
+  if (in->struct_size < INPUT_THREADS_END || in->num_threads < 1) return 1;
+  return in->num_threads;
+}
 
 typedef struct range_task {
   khost__reference_rows_fn fn;

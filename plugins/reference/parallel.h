@@ -5,6 +5,8 @@
 
 #include <stdint.h>
 
+#include "khost/plugin.h"
+
 /* Most threads one call uses; more would not help a CPU oracle. */
 #define KHOST__REFERENCE_MAX_THREADS 256
 
@@ -19,5 +21,8 @@ int khost__reference_workers(int64_t nrows, int threads);
  * ranges and runs fn on each; the calling thread takes range 0 and waits for the
  * rest. Cannot fail: a range whose thread cannot be started runs on the caller. */
 void khost__reference_parallel(int64_t nrows, int threads, khost__reference_rows_fn fn, void *ctx);
+
+/* The threads a CPU kernel may use: in->num_threads when present and >= 1, else 1. */
+int khost__reference_threads(const khost_input *in);
 
 #endif

@@ -20,7 +20,7 @@ static void reduce_rows(void *arg, int worker, int64_t begin, int64_t end)
 static int run(const khost_input *in)
 {
   khost__reference_rows rows;
-  int status = khost__reference_rows_open(in, KHOST_DEVICE_CPU, KHOST__REFERENCE_OUT_REDUCED, &rows);
+  int status = khost__reference_rows_open(in, KHOST_DEVICE_CPU, KHOST__ROWS_OUT_REDUCED, &rows);
   if (status != KHOST_STATUS_OK) return status;
   khost__reference_parallel(rows.m, khost__reference_threads(in), reduce_rows, &rows);
   return KHOST_STATUS_OK;

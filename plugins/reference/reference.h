@@ -9,7 +9,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gemv_inputs.h"
+#include "input_checks.h"
 #include "khost/ops.h"
+#include "row_inputs.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -28,22 +31,6 @@ extern const khost_kernel khost__reference_cuda_copy_transpose;
 extern const khost_kernel khost__reference_cuda_reduce_sum;
 extern const khost_kernel khost__reference_cuda_softmax_online;
 
-/* Writes "<op>: <message>" into in->error (when the host gave one) and returns status. */
-int khost__reference_fail(const khost_input *in, int status, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-/* Stores parameter `name` in *out; INVALID_ARGUMENT when it is absent or below min. */
-int khost__reference_param(const khost_input *in, const char *name, int64_t min, int64_t *out);
-
-/* INVALID_ARGUMENT unless in carries exactly ninputs inputs and noutputs outputs. */
-int khost__reference_check_counts(const khost_input *in, int32_t ninputs, int32_t noutputs);
-
-/* Checks that t is a contiguous row-major tensor in the memory of device_type
- * (khost_device_type), of dtype `want`, the given shape, and storage of at least
- * the bytes that shape needs. INVALID_ARGUMENT with a message naming `role` otherwise. */
-int khost__reference_check_tensor(const khost_input *in, const khost_tensor *t, const char *role,
-                                  int32_t device_type, khost_dtype want, int32_t ndim, const int64_t *shape);
-
 /* A validated nvfp4_gemv call (the plain scale tensors; the swizzled ones are
  * checked but unused). Points into tensors of the call's device; valid for the call. */
 typedef struct khost__reference_gemv {
@@ -57,26 +44,12 @@ typedef struct khost__reference_gemv {
  * devices decline, so they accept the same calls); INVALID_ARGUMENT for anything malformed. */
 int khost__reference_gemv_open(const khost_input *in, int32_t device_type, khost__reference_gemv *gemv);
 
-/* The element types the row-wise float ops handle. */
-typedef enum khost__reference_float {
-  KHOST__REFERENCE_FP16,
-  KHOST__REFERENCE_BF16,
-  KHOST__REFERENCE_FP32
-} khost__reference_float;
-
-/* How a row-wise op's output shape follows its input [m, n]. */
-typedef enum khost__reference_rows_out {
-  KHOST__REFERENCE_OUT_SAME,       /* [m, n] */
-  KHOST__REFERENCE_OUT_TRANSPOSED, /* [n, m] */
-  KHOST__REFERENCE_OUT_REDUCED     /* [m] */
-} khost__reference_rows_out;
-
 /* A validated call of a row-wise op (params m, n; one input, one output of the
  * same dtype). Points into the call's tensors (on its device) and static host
  * tables; valid for the call. */
 typedef struct khost__reference_rows {
   int64_t m, n;
-  khost__reference_float type;
+  khost__rows_type type;
   size_t element_bytes;
   const void *in;
   void *out;
@@ -86,8 +59,8 @@ typedef struct khost__reference_rows {
 /* Validates a row-wise call whose tensors live on device_type and fills *rows.
  * UNSUPPORTED for an input dtype other than fp16, bf16 or fp32; INVALID_ARGUMENT
  * for anything else malformed. */
-int khost__reference_rows_open(const khost_input *in, int32_t device_type,
-                               khost__reference_rows_out out_shape, khost__reference_rows *rows);
+int khost__reference_rows_open(const khost_input *in, int32_t device_type, khost__rows_out out_shape,
+                               khost__reference_rows *rows);
 
 /* The exact value of input element `index` (host memory only). */
 static inline double khost__reference_rows_load(const khost__reference_rows *rows, size_t index)
@@ -98,9 +71,6 @@ static inline double khost__reference_rows_load(const khost__reference_rows *row
 
 /* Rounds value to the output dtype (nearest even) and stores it at output element `index`. */
 void khost__reference_rows_store(const khost__reference_rows *rows, size_t index, double value);
-
-/* The threads a CPU kernel may use: in->num_threads when present and >= 1, else 1. */
-int khost__reference_threads(const khost_input *in);
 
 #ifdef __cplusplus
 }

@@ -48,14 +48,14 @@ static void softmax_rows(void *arg, int worker, int64_t begin, int64_t end)
 static int run(const khost_input *in)
 {
   softmax_job job;
-  int status = khost__reference_rows_open(in, KHOST_DEVICE_CPU, KHOST__REFERENCE_OUT_SAME, &job.rows);
+  int status = khost__reference_rows_open(in, KHOST_DEVICE_CPU, KHOST__ROWS_OUT_SAME, &job.rows);
   if (status != KHOST_STATUS_OK) return status;
   int threads = khost__reference_threads(in);
   size_t workers = (size_t)khost__reference_workers(job.rows.m, threads);
   job.scratch = calloc(workers * (size_t)job.rows.n, sizeof *job.scratch);
   if (!job.scratch)
-    return khost__reference_fail(in, KHOST_STATUS_INTERNAL, "out of memory for %zu x %lld doubles", workers,
-                                 (long long)job.rows.n);
+    return khost__input_fail(in, KHOST_STATUS_INTERNAL, "out of memory for %zu x %lld doubles", workers,
+                             (long long)job.rows.n);
   khost__reference_parallel(job.rows.m, threads, softmax_rows, &job);
   free(job.scratch);
   return KHOST_STATUS_OK;

@@ -30,7 +30,7 @@ static int preferred(const khost__triton_variant *v, const khost__triton_shape *
 }
 
 static const khost__triton_rows_op op = {
-    .out_kind = KHOST__TRITON_OUT_TRANSPOSED,
+    .out_kind = KHOST__ROWS_OUT_TRANSPOSED,
     .rule = {"copy_transpose", cannot_run, preferred},
     .programs = tiles,
 };

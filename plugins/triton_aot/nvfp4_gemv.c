@@ -5,13 +5,14 @@
  * one (BLOCK_K 2048: more bytes in flight per row when rows are few). */
 #include <stdint.h>
 
-#include "inputs.h"
+#include "gemv_inputs.h"
+#include "input_checks.h"
 #include "launch.h"
 #include "message.h"
 #include "select.h"
 #include "triton_aot.h"
 
-#define SCALE_BLOCK 16 /* k-elements per e4m3 scale, and per 64-bit word of codes */
+#define SCALE_BLOCK KHOST__GEMV_BLOCK /* k-elements per e4m3 scale, and per 64-bit word of codes */
 #define MAX_GRID_Y  65535
 /* gemv_m16_k1024_w4 runs 6 programs at once per multiprocessor (80 registers, 128
  * threads): a grid of that many per multiprocessor fills the GPU. Below it (1 batch
@@ -22,7 +23,7 @@
 /* A validated call. Pointers are the host's device memory, valid for the call. */
 typedef struct gemv_call {
   khost__triton_shape shape;
-  void *a, *sfa, *v, *sfv, *c;
+  khost__gemv tensors;
 } gemv_call;
 
 static const char *cannot_run(const khost__triton_variant *v, const khost__triton_shape *s)
@@ -42,52 +43,17 @@ static int preferred(const khost__triton_variant *v, const khost__triton_shape *
 
 static const khost__triton_rule rule = {"nvfp4_gemv", cannot_run, preferred};
 
-static int check_tensors(const khost_input *in, int64_t m, int64_t k, int64_t l)
-{
-  const int64_t a[] = {l, m, k}, v[] = {l, k}, sfa[] = {l, m, k / SCALE_BLOCK}, sfv[] = {l, k / SCALE_BLOCK};
-  const int64_t c[] = {l, m};
-  const khost_tensor *inputs = in->inputs;
-  int status = khost__triton_check_tensor(in, khost_tensor_at(inputs, KHOST_NVFP4_GEMV_A),
-                                          KHOST_DTYPE_FLOAT4_E2M1FN, 4, 3, a);
-  if (status == KHOST_STATUS_OK)
-    status = khost__triton_check_tensor(in, khost_tensor_at(inputs, KHOST_NVFP4_GEMV_V),
-                                        KHOST_DTYPE_FLOAT4_E2M1FN, 4, 2, v);
-  if (status == KHOST_STATUS_OK)
-    status = khost__triton_check_tensor(in, khost_tensor_at(inputs, KHOST_NVFP4_GEMV_SFA),
-                                        KHOST_DTYPE_FLOAT8_E4M3FN, 8, 3, sfa);
-  if (status == KHOST_STATUS_OK)
-    status = khost__triton_check_tensor(in, khost_tensor_at(inputs, KHOST_NVFP4_GEMV_SFV),
-                                        KHOST_DTYPE_FLOAT8_E4M3FN, 8, 2, sfv);
-  if (status == KHOST_STATUS_OK)
-    status = khost__triton_check_tensor(in, khost_tensor_at(in->outputs, KHOST_NVFP4_GEMV_C),
-                                        KHOST_DTYPE_FLOAT, 16, 2, c);
-  return status;
-}
-
 static int call_of(const khost_input *in, gemv_call *call)
 {
-  int64_t m, k, l;
-  int status = khost__triton_check_counts(in, KHOST_NVFP4_GEMV_NINPUTS, KHOST_NVFP4_GEMV_NOUTPUTS);
-  if (status == KHOST_STATUS_OK) status = khost__triton_param(in, "m", 1, &m);
-  if (status == KHOST_STATUS_OK) status = khost__triton_param(in, "k", SCALE_BLOCK, &k);
-  if (status == KHOST_STATUS_OK) status = khost__triton_param(in, "l", 1, &l);
-  if (status == KHOST_STATUS_OK && k % SCALE_BLOCK != 0)
-    status = khost__triton_errorf(in->error, in->error_size, KHOST_STATUS_INVALID_ARGUMENT,
-                                  "nvfp4_gemv: k = %lld is not a multiple of %d", (long long)k, SCALE_BLOCK);
-  if (status == KHOST_STATUS_OK) status = check_tensors(in, m, k, l);
+  /* The kernels take 32-bit sizes. */
+  int status = khost__gemv_open(in, KHOST_DEVICE_CUDA, INT32_MAX, &call->tensors);
   if (status != KHOST_STATUS_OK) return status;
-  call->a = khost_tensor_at(in->inputs, KHOST_NVFP4_GEMV_A)->data;
-  call->v = khost_tensor_at(in->inputs, KHOST_NVFP4_GEMV_V)->data;
-  call->sfa = khost_tensor_at(in->inputs, KHOST_NVFP4_GEMV_SFA)->data;
-  call->sfv = khost_tensor_at(in->inputs, KHOST_NVFP4_GEMV_SFV)->data;
-  call->c = khost_tensor_at(in->outputs, KHOST_NVFP4_GEMV_C)->data;
+  const khost__gemv *t = &call->tensors;
   /* The kernel reads 64-bit words of a and v (16-byte vectors of them) and was
    * compiled on the promise that m % 16 == 0 and k / 16 is even. */
-  int aligned = m % 16 == 0 && k % (2 * SCALE_BLOCK) == 0;
-  void *const pointers[] = {call->a, call->sfa, call->v, call->sfv, call->c};
-  for (size_t i = 0; i < sizeof pointers / sizeof pointers[0]; i++)
-    aligned = aligned && khost__triton_aligned16(pointers[i]);
-  khost__triton_shape shape = {.m = m, .k = k, .l = l, .aligned = aligned};
+  const void *const pointers[] = {t->a, t->sfa, t->v, t->sfv, t->c};
+  int aligned = t->m % 16 == 0 && t->k % (2 * SCALE_BLOCK) == 0 && khost__input_aligned(pointers, 5, 16);
+  khost__triton_shape shape = {.m = t->m, .k = t->k, .l = t->l, .aligned = aligned};
   call->shape = shape;
   return KHOST_STATUS_OK;
 }
@@ -111,7 +77,8 @@ static int run(const khost_input *in)
     status = khost__triton_select(&rule, &call.shape, &v, in->error, in->error_size);
   if (status != KHOST_STATUS_OK) return status;
   int32_t m = (int32_t)call.shape.m, words_per_row = (int32_t)(call.shape.k / SCALE_BLOCK);
-  void *args[] = {&call.a, &call.sfa, &call.v, &call.sfv, &call.c, &m, &words_per_row};
+  khost__gemv *t = &call.tensors;
+  void *args[] = {&t->a, &t->sfa, &t->v, &t->sfv, &t->c, &m, &words_per_row};
   const unsigned int grid[3] = {(unsigned int)(m / v->block_m), (unsigned int)call.shape.l, 1};
   return khost__triton_launch(v, "pppppii", args, grid, in->stream, in->error, in->error_size);
 }

@@ -28,7 +28,7 @@ static int64_t programs(const khost__triton_variant *v, const khost__triton_shap
 }
 
 static const khost__triton_rows_op op = {
-    .out_kind = KHOST__TRITON_OUT_REDUCED,
+    .out_kind = KHOST__ROWS_OUT_REDUCED,
     .rule = {"reduce_sum", cannot_run, preferred},
     .programs = programs,
 };

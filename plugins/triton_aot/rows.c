@@ -2,53 +2,35 @@
 
 #include <stdint.h>
 
-#include "inputs.h"
+#include "input_checks.h"
 #include "launch.h"
 #include "message.h"
 
 /* A validated call. Pointers are the host's device memory, valid for the call. */
 typedef struct rows_call {
   khost__triton_shape shape;
-  void *in;
+  const void *in;
   void *out;
 } rows_call;
 
-static int float_type(khost_dtype dtype)
+static int rows_of(const khost_input *in, khost__rows_out out_kind, rows_call *call)
 {
-  return dtype.lanes == 1 && ((dtype.code == KHOST_DTYPE_FLOAT && (dtype.bits == 16 || dtype.bits == 32)) ||
-                              (dtype.code == KHOST_DTYPE_BFLOAT && dtype.bits == 16));
-}
-
-static int rows_of(const khost_input *in, khost__triton_rows_out out_kind, rows_call *call)
-{
-  int64_t m, n;
-  int status = khost__triton_check_counts(in, 1, 1);
-  if (status == KHOST_STATUS_OK) status = khost__triton_param(in, "m", 1, &m);
-  if (status == KHOST_STATUS_OK) status = khost__triton_param(in, "n", 1, &n);
+  khost__rows rows;
+  /* The kernels take 32-bit sizes. */
+  int status = khost__rows_open(in, KHOST_DEVICE_CUDA, out_kind, INT32_MAX, &rows);
   if (status != KHOST_STATUS_OK) return status;
-  const khost_tensor *x = khost_tensor_at(in->inputs, 0);
-  const khost_tensor *y = khost_tensor_at(in->outputs, 0);
-  if (!float_type(x->dtype))
-    return khost__triton_errorf(in->error, in->error_size, KHOST_STATUS_UNSUPPORTED,
-                                "%s: only fp16, bf16 and fp32 are compiled", in->op ? in->op : "?");
-  const int64_t in_shape[2] = {m, n};
-  const int64_t out_shapes[3][2] = {{m, n}, {n, m}, {m, 0}};
-  int32_t out_ndim = out_kind == KHOST__TRITON_OUT_REDUCED ? 1 : 2;
-  status = khost__triton_check_tensor(in, x, x->dtype.code, x->dtype.bits, 2, in_shape);
-  if (status == KHOST_STATUS_OK)
-    status = khost__triton_check_tensor(in, y, x->dtype.code, x->dtype.bits, out_ndim, out_shapes[out_kind]);
-  if (status != KHOST_STATUS_OK) return status;
-  int rows_aligned = n % 16 == 0 && (out_kind != KHOST__TRITON_OUT_TRANSPOSED || m % 16 == 0);
+  const void *const pointers[] = {rows.in, rows.out};
+  int rows_aligned = rows.n % 16 == 0 && (out_kind != KHOST__ROWS_OUT_TRANSPOSED || rows.m % 16 == 0);
   khost__triton_shape shape = {
-      .m = m,
-      .n = n,
-      .dtype_code = x->dtype.code,
-      .dtype_bits = x->dtype.bits,
-      .aligned = rows_aligned && khost__triton_aligned16(x->data) && khost__triton_aligned16(y->data),
+      .m = rows.m,
+      .n = rows.n,
+      .dtype_code = rows.dtype.code,
+      .dtype_bits = rows.dtype.bits,
+      .aligned = rows_aligned && khost__input_aligned(pointers, 2, 16),
   };
   call->shape = shape;
-  call->in = x->data;
-  call->out = y->data;
+  call->in = rows.in;
+  call->out = rows.out;
   return KHOST_STATUS_OK;
 }
 

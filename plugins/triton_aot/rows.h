@@ -6,18 +6,12 @@
 #define KHOST_TRITON_ROWS_H
 
 #include "khost/plugin.h"
+#include "row_inputs.h"
 #include "select.h"
-
-/* How a row-wise op's output shape follows its input [m, n]. */
-typedef enum khost__triton_rows_out {
-  KHOST__TRITON_OUT_SAME,       /* [m, n] */
-  KHOST__TRITON_OUT_TRANSPOSED, /* [n, m] */
-  KHOST__TRITON_OUT_REDUCED     /* [m] */
-} khost__triton_rows_out;
 
 /* One row-wise op. Static. */
 typedef struct khost__triton_rows_op {
-  khost__triton_rows_out out_kind;
+  khost__rows_out out_kind;
   khost__triton_rule rule;
   /* Programs (the 1-D grid) variant v launches for s; cannot_run keeps it <= INT32_MAX. */
   int64_t (*programs)(const khost__triton_variant *v, const khost__triton_shape *s);

@@ -37,7 +37,7 @@ static int64_t programs(const khost__triton_variant *v, const khost__triton_shap
 }
 
 static const khost__triton_rows_op op = {
-    .out_kind = KHOST__TRITON_OUT_SAME,
+    .out_kind = KHOST__ROWS_OUT_SAME,
     .rule = {"softmax_online", cannot_run, preferred},
     .programs = programs,
 };

@@ -10,9 +10,10 @@
 
 #include "khost/plugin.h"
 
-/* The plugin whose path is in environment variable env_var (set by
- * tests/meson.build); skips the test when unset. The library stays loaded. */
-static inline const khost_plugin *khost_test_plugin(const char *env_var)
+/* The entry function of the plugin whose path is in environment variable
+ * env_var (set by tests/meson.build); skips the test when unset. The library
+ * stays loaded. */
+static inline khost_plugin_entry_fn khost_test_entry(const char *env_var)
 {
   const char *path = getenv(env_var);
   if (!path || !*path) cr_skip_test("%s is not set: that plugin is not built here", env_var);
@@ -20,8 +21,14 @@ static inline const khost_plugin *khost_test_plugin(const char *env_var)
   cr_assert_not_null(lib, "dlopen(%s): %s", path, dlerror());
   khost_plugin_entry_fn entry = (khost_plugin_entry_fn)dlsym(lib, KHOST_PLUGIN_ENTRY_SYMBOL);
   cr_assert_not_null(entry, "no %s in %s", KHOST_PLUGIN_ENTRY_SYMBOL, path);
-  const khost_plugin *plugin = entry(KHOST_ABI_MAJOR, KHOST_ABI_MINOR);
-  cr_assert_not_null(plugin, "the entry of %s refused this host's ABI version", path);
+  return entry;
+}
+
+/* That plugin's descriptor for this host's ABI version. */
+static inline const khost_plugin *khost_test_plugin(const char *env_var)
+{
+  const khost_plugin *plugin = khost_test_entry(env_var)(KHOST_ABI_MAJOR, KHOST_ABI_MINOR);
+  cr_assert_not_null(plugin, "the entry of the plugin in %s refused this host's ABI version", env_var);
   return plugin;
 }
 

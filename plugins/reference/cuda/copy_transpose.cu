@@ -32,7 +32,7 @@ template <typename Bits> void launch(const khost__reference_rows &rows, cudaStre
 int run(const khost_input *in)
 {
   khost__reference_rows rows;
-  int status = khost__reference_rows_open(in, KHOST_DEVICE_CUDA, KHOST__REFERENCE_OUT_TRANSPOSED, &rows);
+  int status = khost__reference_rows_open(in, KHOST_DEVICE_CUDA, KHOST__ROWS_OUT_TRANSPOSED, &rows);
   if (status != KHOST_STATUS_OK) return status;
   cudaStream_t stream = static_cast<cudaStream_t>(in->stream);
   if (rows.element_bytes == 2)

@@ -13,8 +13,8 @@ static inline int khost__reference_cuda_status(const khost_input *in, cudaError_
                                                const char *file, int line)
 {
   if (error == cudaSuccess) return KHOST_STATUS_OK;
-  return khost__reference_fail(in, KHOST_STATUS_DEVICE_ERROR, "%s:%d: %s: %s: %s", file, line, expr,
-                               cudaGetErrorName(error), cudaGetErrorString(error));
+  return khost__input_fail(in, KHOST_STATUS_DEVICE_ERROR, "%s:%d: %s: %s: %s", file, line, expr,
+                           cudaGetErrorName(error), cudaGetErrorString(error));
 }
 
 /* The status of the runtime call expr (see above). */

@@ -40,12 +40,12 @@ template <> __device__ inline __nv_bfloat16 narrow<__nv_bfloat16>(float x)
 
 /* Calls launch(T()) with T the C++ type of `type`, so one generic lambda
  * launches the kernel instantiated for the call's dtype. */
-template <typename Launch> void with_float_type(khost__reference_float type, Launch launch)
+template <typename Launch> void with_float_type(khost__rows_type type, Launch launch)
 {
   switch (type) {
-  case KHOST__REFERENCE_FP16: launch(__half()); break;
-  case KHOST__REFERENCE_BF16: launch(__nv_bfloat16()); break;
-  case KHOST__REFERENCE_FP32: launch(float()); break;
+  case KHOST__ROWS_FP16: launch(__half()); break;
+  case KHOST__ROWS_BF16: launch(__nv_bfloat16()); break;
+  case KHOST__ROWS_FP32: launch(float()); break;
   }
 }
 

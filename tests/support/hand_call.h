@@ -1,0 +1,123 @@
+/* Test support: a kernel call built by hand (params, tensors, error buffer)
+ * with all storage inline, so a test keeps it on its stack and must not copy
+ * it (c->in points into it). Tensor data is real memory, or a fake, 256-byte
+ * aligned address for checks that never dereference it. */
+#ifndef KHOST_TEST_HAND_CALL_H
+#define KHOST_TEST_HAND_CALL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "khost/ops.h"
+
+#define HAND_MAX_TENSORS 8
+#define HAND_FAKE_BASE   ((uintptr_t)0x7f0000000000)
+
+typedef struct hand_call {
+  khost_param params[4];
+  khost_tensor inputs[HAND_MAX_TENSORS], outputs[2];
+  int64_t shapes[HAND_MAX_TENSORS + 2][KHOST_MAX_DIMS];
+  int64_t strides[HAND_MAX_TENSORS + 2][KHOST_MAX_DIMS];
+  int nshapes;
+  uintptr_t next_fake;
+  char error[512];
+  khost_input in;
+} hand_call;
+
+static inline void hand_call_init(hand_call *c, const char *op, int threads)
+{
+  memset(c, 0, sizeof *c);
+  c->next_fake = HAND_FAKE_BASE;
+  c->in = (khost_input){.struct_size = sizeof(khost_input),
+                        .op = op,
+                        .params = c->params,
+                        .inputs = c->inputs,
+                        .outputs = c->outputs,
+                        .error = c->error,
+                        .error_size = sizeof c->error,
+                        .num_threads = threads};
+}
+
+static inline void hand_param(hand_call *c, const char *name, int64_t value)
+{
+  c->params[c->in.nparams++] = (khost_param){name, value};
+}
+
+/* Appends a contiguous row-major tensor on device_type holding data, or, when
+ * data is NULL, at a fresh fake address; returns it for tweaks. */
+static inline khost_tensor *hand_tensor(hand_call *c, bool output, const char *name, int32_t device_type,
+                                        khost_dtype dtype, void *data, int ndim, const int64_t *shape)
+{
+  int64_t *dims = c->shapes[c->nshapes], *strides = c->strides[c->nshapes];
+  c->nshapes++;
+  int64_t elements = 1;
+  for (int d = ndim - 1; d >= 0; d--) {
+    dims[d] = shape[d];
+    strides[d] = elements;
+    elements *= shape[d];
+  }
+  size_t nbytes = (size_t)elements * dtype.bits / 8;
+  if (!data) {
+    data = (void *)c->next_fake;
+    c->next_fake += (nbytes + 255) / 256 * 256 + 256;
+  }
+  khost_tensor *t = output ? &c->outputs[c->in.noutputs++] : &c->inputs[c->in.ninputs++];
+  *t = (khost_tensor){.struct_size = sizeof(khost_tensor),
+                      .name = name,
+                      .data = data,
+                      .device_type = device_type,
+                      .dtype = dtype,
+                      .ndim = ndim,
+                      .shape = dims,
+                      .strides = strides,
+                      .nbytes = nbytes};
+  return t;
+}
+
+/* A well-formed row-wise call of op (copy_transpose, reduce_sum or
+ * softmax_online) on [m, n] at fake addresses. */
+static inline void hand_rows_call(hand_call *c, const char *op, int32_t device_type, khost_dtype dtype,
+                                  int64_t m, int64_t n)
+{
+  hand_call_init(c, op, 1);
+  hand_param(c, "m", m);
+  hand_param(c, "n", n);
+  const int64_t in[] = {m, n}, transposed[] = {n, m}, reduced[] = {m};
+  hand_tensor(c, false, "in", device_type, dtype, NULL, 2, in);
+  if (strcmp(op, "copy_transpose") == 0)
+    hand_tensor(c, true, "out", device_type, dtype, NULL, 2, transposed);
+  else if (strcmp(op, "reduce_sum") == 0)
+    hand_tensor(c, true, "out", device_type, dtype, NULL, 1, reduced);
+  else
+    hand_tensor(c, true, "out", device_type, dtype, NULL, 2, in);
+}
+
+/* Bytes of one batch's swizzled scales for `rows` rows of k elements (ops.h). */
+static inline int64_t hand_swizzled_bytes(int64_t rows, int64_t k)
+{
+  return (rows + 127) / 128 * ((k / 16 + 3) / 4) * 512;
+}
+
+/* A well-formed nvfp4_gemv call at fake addresses. */
+static inline void hand_gemv_call(hand_call *c, int32_t device_type, int64_t m, int64_t k, int64_t l)
+{
+  const khost_dtype e2m1 = {KHOST_DTYPE_FLOAT4_E2M1FN, 4, 1}, e4m3 = {KHOST_DTYPE_FLOAT8_E4M3FN, 8, 1};
+  const khost_dtype fp16 = {KHOST_DTYPE_FLOAT, 16, 1};
+  hand_call_init(c, "nvfp4_gemv", 1);
+  hand_param(c, "m", m);
+  hand_param(c, "k", k);
+  hand_param(c, "l", l);
+  const int64_t a[] = {l, m, k}, v[] = {l, k}, sfa[] = {l, m, k / 16}, sfv[] = {l, k / 16};
+  const int64_t sfa_swz[] = {l, hand_swizzled_bytes(m, k)}, sfv_swz[] = {l, hand_swizzled_bytes(1, k)};
+  const int64_t out[] = {l, m};
+  hand_tensor(c, false, "a", device_type, e2m1, NULL, 3, a);
+  hand_tensor(c, false, "v", device_type, e2m1, NULL, 2, v);
+  hand_tensor(c, false, "sfa", device_type, e4m3, NULL, 3, sfa);
+  hand_tensor(c, false, "sfv", device_type, e4m3, NULL, 2, sfv);
+  hand_tensor(c, false, "sfa_swizzled", device_type, e4m3, NULL, 2, sfa_swz);
+  hand_tensor(c, false, "sfv_swizzled", device_type, e4m3, NULL, 2, sfv_swz);
+  hand_tensor(c, true, "c", device_type, fp16, NULL, 2, out);
+}
+
+#endif
