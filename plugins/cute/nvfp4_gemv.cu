@@ -286,11 +286,9 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
   }
 }
 
-using gemv_args = khost__gemv;
-
 /* The shared checks (plugins/common), then what this kernel declines: rows in
  * 16-byte chunks and groups of R, 32-bit row indices, 16-byte aligned a and v. */
-int check(const khost_input *in, gemv_args *args)
+int check(const khost_input *in, khost__gemv *args)
 {
   int status = khost__gemv_open(in, KHOST_DEVICE_CUDA, INT64_MAX, args);
   if (status != KHOST_STATUS_OK) return status;
@@ -309,7 +307,7 @@ int check(const khost_input *in, gemv_args *args)
 }
 
 template <int TPR, int W>
-int launch(const khost_input *in, const gemv_args &args)
+int launch(const khost_input *in, const khost__gemv &args)
 {
   int rows = int(args.l * args.m), chunks_per_row = int(args.k / 32);
   constexpr int ROWS_PER_BLOCK = THREADS / TPR / W * R;
@@ -324,7 +322,7 @@ int launch(const khost_input *in, const gemv_args &args)
 
 int supports(const khost_input *in)
 {
-  gemv_args args;
+  khost__gemv args;
   return check(in, &args);
 }
 
@@ -334,7 +332,7 @@ int supports(const khost_input *in)
  * (GPU MODE's m = 7168, k = 16384: 1792 groups for 3696 resident warps on an
  * H200; with 2 warps a group, 73% of copy instead of 63%). Shorter shares
  * measured worse: blocks of one or two steps spend their life starting up. */
-int warps_per_group(const khost_input *in, const gemv_args &args, int *w)
+int warps_per_group(const khost_input *in, const khost__gemv &args, int *w)
 {
   int device = 0, sms = 0, per_sm = 0;
   KHOST__CUTE_CHECK(in, cudaGetDevice(&device));
@@ -352,7 +350,7 @@ int warps_per_group(const khost_input *in, const gemv_args &args, int *w)
  * of a warp's width and more. */
 int run(const khost_input *in)
 {
-  gemv_args args;
+  khost__gemv args;
   int status = check(in, &args);
   if (status != KHOST_STATUS_OK) return status;
   int64_t chunks_per_row = args.k / 32;

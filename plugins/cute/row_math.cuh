@@ -139,9 +139,10 @@ __device__ __forceinline__ float log2_fast(float x)
 /* 16-bit rows fold the shift into one FFMA: exp(x - max) / divisor is
  * 2^(x * log2(e) + addend) with addend = -(max * log2(e) + log2(divisor)).
  * Rounding the addend apart from x costs a relative error near
- * (|max| * log2(e) + log2(divisor) + 1) * 2^-24, thousands of times below half
- * an fp16 or bf16 ulp; so the rounded output still differs from the correctly
- * rounded one by at most the one ulp that rounding alone may give. It saves the
+ * (|max| * log2(e) + log2(divisor) + 1) * 2^-24: about 1e-5 with khost's data
+ * (|max| near 100, 65536-long rows), under 5% of half an fp16 ulp and under 1%
+ * of half a bf16 ulp. Far below one ulp, it can move a rounded output by at most
+ * the one ulp that rounding alone may give. It saves the
  * FADD and the FMUL by 1 / sum per element where 16-bit rows are near the
  * issue limit. fp32 outputs, whose ulp is that size, keep exp_shifted. */
 __device__ __forceinline__ float exp_addend(float max, float log2_divisor)

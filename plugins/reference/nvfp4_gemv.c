@@ -137,15 +137,13 @@ static void gemv_rows(void *arg, int worker, int64_t begin, int64_t end)
 int khost__reference_gemv_open(const khost_input *in, int32_t device_type, khost__reference_gemv *gemv)
 {
   *gemv = (khost__reference_gemv){0};
-  /* Declined before the tensors are looked at, as any kernel declines a size. */
-  int64_t k = khost_param_get(in, "k", 0);
-  if (k > (INT64_C(1) << MAX_K_LOG2))
-    return khost__input_fail(in, KHOST_STATUS_UNSUPPORTED,
-                             "k = %lld above 2^%d, where the exact int64 sum could overflow", (long long)k,
-                             MAX_K_LOG2);
   khost__gemv checked;
   int status = khost__gemv_open(in, device_type, INT64_MAX, &checked);
   if (status != KHOST_STATUS_OK) return status;
+  if (checked.k > (INT64_C(1) << MAX_K_LOG2))
+    return khost__input_fail(in, KHOST_STATUS_UNSUPPORTED,
+                             "k = %lld above 2^%d, where the exact int64 sum could overflow",
+                             (long long)checked.k, MAX_K_LOG2);
   gemv->m = checked.m;
   gemv->k = checked.k;
   gemv->l = checked.l;
