@@ -8,10 +8,6 @@
 #include "support/hand_call.h"
 #include "support/plugin_under_test.h"
 
-static const khost_dtype FP16 = {KHOST_DTYPE_FLOAT, 16, 1};
-static const khost_dtype BF16 = {KHOST_DTYPE_BFLOAT, 16, 1};
-static const khost_dtype FP32 = {KHOST_DTYPE_FLOAT, 32, 1};
-
 static const khost_kernel *kernel(const char *op)
 {
   return khost_test_kernel(khost_test_plugin("KHOST_CUTE_PLUGIN"), op, KHOST_DEVICE_CUDA);

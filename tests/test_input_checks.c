@@ -6,8 +6,6 @@
 #include "input_checks.h"
 #include "support/hand_call.h"
 
-static const khost_dtype FP32 = {KHOST_DTYPE_FLOAT, 32, 1};
-
 /* A call of op "probe" with one [4, 8] fp32 input and params n = 8, tiny = -5. */
 static void probe_call(hand_call *c)
 {

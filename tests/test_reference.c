@@ -11,11 +11,6 @@
 #include "support/hand_call.h"
 #include "support/plugin_under_test.h"
 
-static const khost_dtype FP16 = {KHOST_DTYPE_FLOAT, 16, 1};
-static const khost_dtype BF16 = {KHOST_DTYPE_BFLOAT, 16, 1};
-static const khost_dtype FP32 = {KHOST_DTYPE_FLOAT, 32, 1};
-static const khost_dtype FP64 = {KHOST_DTYPE_FLOAT, 64, 1};
-
 /* ---- loading ---- */
 
 static const khost_plugin *load_plugin(void)

@@ -5,10 +5,6 @@
 #include "row_inputs.h"
 #include "support/hand_call.h"
 
-static const khost_dtype FP16 = {KHOST_DTYPE_FLOAT, 16, 1};
-static const khost_dtype BF16 = {KHOST_DTYPE_BFLOAT, 16, 1};
-static const khost_dtype FP32 = {KHOST_DTYPE_FLOAT, 32, 1};
-
 Test(row_inputs, each_op_shape_and_dtype_opens)
 {
   static const struct {
@@ -49,7 +45,7 @@ Test(row_inputs, the_output_shape_follows_the_op)
 Test(row_inputs, declines_other_dtypes_and_wide_shapes)
 {
   hand_call c;
-  hand_rows_call(&c, "reduce_sum", KHOST_DEVICE_CPU, (khost_dtype){KHOST_DTYPE_FLOAT, 64, 1}, 3, 5);
+  hand_rows_call(&c, "reduce_sum", KHOST_DEVICE_CPU, FP64, 3, 5);
   khost__rows rows;
   cr_expect_eq(khost__rows_open(&c.in, KHOST_DEVICE_CPU, KHOST__ROWS_OUT_REDUCED, INT64_MAX, &rows),
                KHOST_STATUS_UNSUPPORTED);
