@@ -223,7 +223,7 @@ static const shipped_case shipped[] = {
     {"gpumode_nvfp4", "test_m384_k7168_l2", "nvfp4_gemv", "m", "k", "l", 384, 7168, 2},
     {"gpumode_nvfp4", "test_m512_k4096_l2", "nvfp4_gemv", "m", "k", "l", 512, 4096, 2},
     {"gpumode_nvfp4", "test_m512_k1536_l2", "nvfp4_gemv", "m", "k", "l", 512, 1536, 2},
-    {"read_floor", "read_66mb_fp32_7168x2304", "reduce_sum", "m", "n", "dtype", 7168, 2304, KHOST__DT_FP32},
+    {"read_floor", "read_66mb_fp32_2016x8192", "reduce_sum", "m", "n", "dtype", 2016, 8192, KHOST__DT_FP32},
 };
 
 static khost__suite load_shipped(const char *name)
