@@ -53,21 +53,23 @@ __device__ __forceinline__ void unpack(const V &w, float (&x)[lanes_of<T, V>])
   for (int i = 0; i < lanes_of<T, V>; i++) x[i] = to_float(e[i]);
 }
 
-/* Two floats rounded to a 16-bit pair, first in the low half: one F2FP.PACK_AB. */
-template <class T> __device__ __forceinline__ uint32_t pack_pair(float lo, float hi);
-template <> __device__ __forceinline__ uint32_t pack_pair<__half>(float lo, float hi)
+/* The 32 bits of a 16-bit pair. */
+template <class Pair> __device__ __forceinline__ uint32_t pair_bits(Pair pair)
 {
-  __half2 pair = __floats2half2_rn(lo, hi);
   uint32_t bits;
   memcpy(&bits, &pair, sizeof bits);
   return bits;
 }
+
+/* Two floats rounded to a 16-bit pair, first in the low half: one F2FP.PACK_AB. */
+template <class T> __device__ __forceinline__ uint32_t pack_pair(float lo, float hi);
+template <> __device__ __forceinline__ uint32_t pack_pair<__half>(float lo, float hi)
+{
+  return pair_bits(__floats2half2_rn(lo, hi));
+}
 template <> __device__ __forceinline__ uint32_t pack_pair<__nv_bfloat16>(float lo, float hi)
 {
-  __nv_bfloat162 pair = __floats2bfloat162_rn(lo, hi);
-  uint32_t bits;
-  memcpy(&bits, &pair, sizeof bits);
-  return bits;
+  return pair_bits(__floats2bfloat162_rn(lo, hi));
 }
 
 /* The word holding x rounded to T. */
@@ -252,9 +254,9 @@ __device__ __forceinline__ V splat(float value)
 
 /* A read-only load (.nc, no L1 allocation) whose line L2 marks evict-first.
  * For data read exactly once: its lines then replace each other instead of
- * what else L2 holds. That matters when L2 is full of dirty lines (after a
- * write-heavy kernel, or khost's L2 flush, which writes): evicting them costs a
- * DRAM write each, taken from the reads' bandwidth. */
+ * what else L2 holds. That matters most when L2 is full of dirty lines (after a
+ * write-heavy kernel, or a memset L2 flush as khost used before PERF.md run B):
+ * evicting them costs a DRAM write each, taken from the reads' bandwidth. */
 template <class V>
 __device__ __forceinline__ V load_evict_first(const V &src)
 {

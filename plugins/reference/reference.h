@@ -31,18 +31,11 @@ extern const khost_kernel khost__reference_cuda_copy_transpose;
 extern const khost_kernel khost__reference_cuda_reduce_sum;
 extern const khost_kernel khost__reference_cuda_softmax_online;
 
-/* A validated nvfp4_gemv call (the plain scale tensors; the swizzled ones are
- * checked but unused). Points into tensors of the call's device; valid for the call. */
-typedef struct khost__reference_gemv {
-  int64_t m, k, l;
-  const uint8_t *a, *v, *sfa, *sfv;
-  uint16_t *c; /* fp16 bits */
-} khost__reference_gemv;
-
-/* Validates an nvfp4_gemv call whose tensors live on device_type and fills *gemv.
- * UNSUPPORTED above k = 2^20 (the CPU kernel's exact sum could overflow: both
- * devices decline, so they accept the same calls); INVALID_ARGUMENT for anything malformed. */
-int khost__reference_gemv_open(const khost_input *in, int32_t device_type, khost__reference_gemv *gemv);
+/* Validates an nvfp4_gemv call whose tensors live on device_type and fills *gemv
+ * (khost__gemv_open, plugins/common). Also UNSUPPORTED above k = 2^20 (the CPU
+ * kernel's exact sum could overflow: both devices decline, so they accept the
+ * same calls). */
+int khost__reference_gemv_open(const khost_input *in, int32_t device_type, khost__gemv *gemv);
 
 /* A validated call of a row-wise op (params m, n; one input, one output of the
  * same dtype). Points into the call's tensors (on its device) and static host

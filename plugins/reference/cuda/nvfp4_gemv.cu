@@ -47,29 +47,32 @@ __device__ float block_dot(const uint8_t *a, const uint8_t *v, const float *e2m1
   return dot;
 }
 
-__global__ void __launch_bounds__(THREADS) gemv_rows(khost__reference_gemv g)
+__global__ void __launch_bounds__(THREADS) gemv_rows(khost__gemv g)
 {
+  const uint8_t *a_all = static_cast<const uint8_t *>(g.a), *sfa_all = static_cast<const uint8_t *>(g.sfa);
+  const uint8_t *v_all = static_cast<const uint8_t *>(g.v), *sfv_all = static_cast<const uint8_t *>(g.sfv);
+  uint16_t *c = static_cast<uint16_t *>(g.c);
   __shared__ float e2m1[16];
   if (threadIdx.x < 16) e2m1[threadIdx.x] = e2m1_values[threadIdx.x];
   __syncthreads();
   int64_t blocks = g.k / BLOCK;
   for (int64_t row = blockIdx.x; row < g.l * g.m; row += gridDim.x) { /* row = batch * m + i */
     int64_t batch = row / g.m;
-    const uint8_t *a = g.a + row * (g.k / 2), *sa = g.sfa + row * blocks;
-    const uint8_t *v = g.v + batch * (g.k / 2), *sv = g.sfv + batch * blocks;
+    const uint8_t *a = a_all + row * (g.k / 2), *sa = sfa_all + row * blocks;
+    const uint8_t *v = v_all + batch * (g.k / 2), *sv = sfv_all + batch * blocks;
     float sum = 0.0f;
     for (int64_t b = threadIdx.x; b < blocks; b += THREADS) {
       float scale = e4m3_value(sa[b]) * e4m3_value(sv[b]);
       sum += block_dot(a + b * (BLOCK / 2), v + b * (BLOCK / 2), e2m1) * scale;
     }
     sum = block_reduce<THREADS>(sum, add_floats());
-    if (threadIdx.x == 0) g.c[row] = __half_as_ushort(__float2half_rn(sum));
+    if (threadIdx.x == 0) c[row] = __half_as_ushort(__float2half_rn(sum));
   }
 }
 
 int run(const khost_input *in)
 {
-  khost__reference_gemv gemv;
+  khost__gemv gemv;
   int status = khost__reference_gemv_open(in, KHOST_DEVICE_CUDA, &gemv);
   if (status != KHOST_STATUS_OK) return status;
   gemv_rows<<<row_blocks(gemv.l * gemv.m), THREADS, 0, static_cast<cudaStream_t>(in->stream)>>>(gemv);
