@@ -139,6 +139,34 @@ Test(triton_aot, an_unknown_forced_variant_is_declined)
   cr_assert(strstr(c.error, "no_such_variant names no variant"), "%s", c.error);
 }
 
+/* Rows split over a cluster exchange a maximum and a sum per program through the
+ * workspace; rows one program holds need none. */
+Test(triton_aot, softmax_asks_a_workspace_only_for_rows_split_over_a_cluster)
+{
+  const khost_kernel *k = kernel("softmax_online");
+  cr_assert_not_null(k->workspace_size);
+  const khost_dtype types[] = {FP16, BF16, FP32};
+  for (int t = 0; t < 3; t++) {
+    hand_call c;
+    size_t bytes = 1;
+    rows_call(&c, "softmax_online", types[t], 8192, 8192);
+    cr_assert_eq(k->workspace_size(&c.in, &bytes), KHOST_STATUS_OK, "%s", c.error);
+    cr_assert_eq(bytes, 0);
+    rows_call(&c, "softmax_online", types[t], 1024, 65536);
+    cr_assert_eq(k->workspace_size(&c.in, &bytes), KHOST_STATUS_OK, "%s", c.error);
+    /* Two floats per row and program; at least two programs hold a 65536-long row. */
+    cr_assert(bytes >= 1024 * 2 * 2 * sizeof(float) && bytes % (1024 * 2 * sizeof(float)) == 0, "%zu", bytes);
+  }
+}
+
+Test(triton_aot, a_cluster_variant_without_its_workspace_is_refused_before_any_launch)
+{
+  hand_call c;
+  rows_call(&c, "softmax_online", FP16, 1024, 65536);
+  cr_assert_eq(kernel("softmax_online")->run(&c.in), KHOST_STATUS_INVALID_ARGUMENT, "%s", c.error);
+  cr_assert(strstr(c.error, "workspace"), "%s", c.error);
+}
+
 /* Without libcuda.so.1 (CI) the driver cannot load; with a driver but no current
  * context (this process never made one) the launch is refused: a device error
  * naming file and line either way, never a crash. */

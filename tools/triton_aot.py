@@ -155,7 +155,7 @@ def emit_c(results, manifest_path):
         out.append(f"  {{{c_string(v['name'])}, {c_string(v['op'])}, {c_string(v['function'])}, "
                    f"{c_string(r['kernel'])}, {c_string(r['args'])}, {code}, {bits}, "
                    f"{int(bool(v['aligned']))}, "
-                   f"{blocks}, {v['num_warps']}, {v['num_stages']}, {r['shared']}, "
+                   f"{blocks}, {v['num_warps']}, {v['num_stages']}, {v.get('cluster', 1)}, {r['shared']}, "
                    f"cubin_{i}, sizeof cubin_{i}}},")
     out += ["};", f"const int khost__triton_nvariants = {len(results)};", ""]
     return "\n".join(out)

@@ -36,7 +36,7 @@ static const struct {
 } entries[] = {
     ENTRY(Init),           ENTRY(CtxGetCurrent), ENTRY(CtxGetDevice),      ENTRY(DeviceGetAttribute),
     ENTRY(ModuleLoadData), ENTRY(ModuleUnload),  ENTRY(ModuleGetFunction), ENTRY(FuncSetAttribute),
-    ENTRY(LaunchKernel),   ENTRY(GetErrorName),  ENTRY(GetErrorString),
+    ENTRY(LaunchKernelEx), ENTRY(GetErrorName),  ENTRY(GetErrorString),
 };
 #undef ENTRY
 

@@ -17,9 +17,7 @@ typedef struct khost__cu {
   CUresult (*ModuleUnload)(CUmodule module);
   CUresult (*ModuleGetFunction)(CUfunction *fn, CUmodule module, const char *name);
   CUresult (*FuncSetAttribute)(CUfunction fn, CUfunction_attribute attribute, int value);
-  CUresult (*LaunchKernel)(CUfunction fn, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
-                           unsigned int by, unsigned int bz, unsigned int shared, CUstream stream,
-                           void **params, void **extra);
+  CUresult (*LaunchKernelEx)(const CUlaunchConfig *config, CUfunction fn, void **params, void **extra);
   CUresult (*GetErrorName)(CUresult rc, const char **name);
   CUresult (*GetErrorString)(CUresult rc, const char **text);
 } khost__cu;

@@ -87,6 +87,10 @@ int khost__triton_launch(const khost__triton_variant *v, const char *expected, v
                                 "variant %s takes arguments \"%s\", its launcher passes \"%s\"", v->name,
                                 v->args, expected);
   if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0) return KHOST_STATUS_OK;
+  if (v->cluster < 1 || grid[0] % (unsigned int)v->cluster != 0)
+    return khost__triton_errorf(err, err_size, KHOST_STATUS_INTERNAL,
+                                "variant %s: a grid of %u programs is not made of clusters of %d", v->name, grid[0],
+                                (int)v->cluster);
   const khost__cu *cu;
   CUfunction fn = NULL;
   int status = khost__cu_open(&cu, err, err_size);
@@ -96,8 +100,23 @@ int khost__triton_launch(const khost__triton_variant *v, const char *expected, v
   void *params[MAX_ARGS + SCRATCH_ARGS];
   memcpy(params, args, nargs * sizeof *params);
   for (size_t i = 0; i < SCRATCH_ARGS; i++) params[nargs + i] = &scratch[i];
-  CUresult rc = cu->LaunchKernel(fn, grid[0], grid[1], grid[2], (unsigned int)v->num_warps * 32, 1, 1,
-                                 (unsigned int)v->shared_bytes, (CUstream)stream, params, NULL);
+  CUlaunchAttribute cluster = {.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION};
+  cluster.value.clusterDim.x = (unsigned int)v->cluster;
+  cluster.value.clusterDim.y = 1;
+  cluster.value.clusterDim.z = 1;
+  CUlaunchConfig config = {
+      .gridDimX = grid[0],
+      .gridDimY = grid[1],
+      .gridDimZ = grid[2],
+      .blockDimX = (unsigned int)v->num_warps * 32,
+      .blockDimY = 1,
+      .blockDimZ = 1,
+      .sharedMemBytes = (unsigned int)v->shared_bytes,
+      .hStream = (CUstream)stream,
+      .attrs = &cluster,
+      .numAttrs = v->cluster > 1, /* without the attribute, no cluster: the plain launch */
+  };
+  CUresult rc = cu->LaunchKernelEx(&config, fn, params, NULL);
   return rc == CUDA_SUCCESS ? KHOST_STATUS_OK : KHOST__CU_FAIL(cu, rc, err, err_size);
 }
 

@@ -8,7 +8,8 @@
 #include "variant.h"
 
 /* Enqueues variant v on stream (a CUstream; NULL is the legacy default stream) with
- * grid[0..2] programs of v->num_warps warps. args points at the kernel's parameter
+ * grid[0..2] programs of v->num_warps warps, in clusters of v->cluster programs along
+ * x (grid[0] must be a multiple of it). args points at the kernel's parameter
  * values in order; `expected` spells their kinds as in variant.h and must equal
  * v->args (a mismatch is KHOST_STATUS_INTERNAL, caught before any launch). An empty
  * grid launches nothing. Driver failures are KHOST_STATUS_DEVICE_ERROR with

@@ -23,15 +23,17 @@ Entry fields:
   dtype       the element type the variant serves: fp16, bf16, fp32, b16 and b32 (any
               type of that size), e2m1
   aligned     True when the signature carries divisibility promises
+  cluster     programs per cluster along the grid's x (1: none); the launcher launches
+              them as thread-block clusters (softmax_cluster)
 """
 
 FLOAT_TYPES = ("fp16", "bf16", "fp32")
 
 
-def _variant(name, op, source, function, signature, constexprs, num_warps, dtype, aligned):
+def _variant(name, op, source, function, signature, constexprs, num_warps, dtype, aligned, cluster=1):
     return {"name": name, "op": op, "source": source, "function": function, "signature": signature,
             "constexprs": constexprs, "num_warps": num_warps, "num_stages": 1, "dtype": dtype,
-            "aligned": aligned}
+            "aligned": aligned, "cluster": cluster}
 
 
 def _rowwise_signature(elem, aligned, m_aligned=False):
@@ -79,6 +81,18 @@ def _reduce_sum():
     return out
 
 
+def _softmax_cluster(dt):
+    # (programs per row = cluster size, BLOCK_N, warps); a cluster holds up to 8 programs
+    # on every Hopper part (the portable size).
+    shapes = ((8, 8192, 8), (8, 8192, 16), (8, 8192, 4), (4, 16384, 16), (4, 16384, 8), (2, 32768, 32))
+    if dt == "fp32":
+        shapes = ((8, 8192, 8), (8, 8192, 16), (8, 8192, 4), (4, 16384, 16), (4, 16384, 32))
+    signature = dict(_rowwise_signature(dt, True), part="*fp32:16")
+    return [_variant(f"softmax_{dt}_cluster_c{c}_n{bn}_w{w}", "softmax_online", "softmax_online.py",
+                     "softmax_cluster", signature, {"BLOCK_M": c, "BLOCK_N": bn}, w, dt, True, cluster=c)
+            for c, bn, w in shapes]
+
+
 def _softmax_online():
     out = []
     for dt in FLOAT_TYPES:
@@ -93,6 +107,8 @@ def _softmax_online():
                                     "softmax_online.py", "softmax_tile", _rowwise_signature(dt, aligned),
                                     {"BLOCK_M": bm, "BLOCK_N": bn}, w, dt, aligned))
             else:
+                if aligned:
+                    out += _softmax_cluster(dt)
                 out.append(_variant(f"softmax_{dt}_stream_n{bn}_w{w}{suffix}", "softmax_online",
                                     "softmax_online.py", "softmax_stream", _rowwise_signature(dt, aligned),
                                     {"BLOCK_N": bn}, w, dt, aligned))

@@ -49,14 +49,35 @@ int khost__triton_rows_supports(const khost_input *in, const khost__triton_rows_
   return prepare(in, op, &call, &v);
 }
 
+static size_t workspace_of(const khost__triton_rows_op *op, const khost__triton_variant *v,
+                           const khost__triton_shape *s)
+{
+  return op->workspace ? op->workspace(v, s) : 0;
+}
+
+int khost__triton_rows_workspace(const khost_input *in, const khost__triton_rows_op *op, size_t *bytes)
+{
+  rows_call call;
+  const khost__triton_variant *v;
+  int status = prepare(in, op, &call, &v);
+  *bytes = status == KHOST_STATUS_OK ? workspace_of(op, v, &call.shape) : 0;
+  return status;
+}
+
 int khost__triton_rows_run(const khost_input *in, const khost__triton_rows_op *op)
 {
   rows_call call;
   const khost__triton_variant *v;
   int status = prepare(in, op, &call, &v);
   if (status != KHOST_STATUS_OK) return status;
+  size_t scratch_bytes = workspace_of(op, v, &call.shape);
+  if (scratch_bytes && (!in->workspace || in->workspace_bytes < scratch_bytes))
+    return khost__triton_errorf(in->error, in->error_size, KHOST_STATUS_INVALID_ARGUMENT,
+                                "variant %s needs %zu bytes of workspace, the call has %zu", v->name,
+                                scratch_bytes, in->workspace ? in->workspace_bytes : 0);
   int32_t m = (int32_t)call.shape.m, n = (int32_t)call.shape.n;
-  void *args[] = {&call.in, &call.out, &m, &n};
+  void *args[] = {&call.in, &call.out, &m, &n, (void *)&in->workspace};
   const unsigned int grid[3] = {(unsigned int)op->programs(v, &call.shape), 1, 1};
-  return khost__triton_launch(v, "ppii", args, grid, in->stream, in->error, in->error_size);
+  return khost__triton_launch(v, scratch_bytes ? "ppiip" : "ppii", args, grid, in->stream, in->error,
+                              in->error_size);
 }

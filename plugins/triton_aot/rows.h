@@ -15,6 +15,9 @@ typedef struct khost__triton_rows_op {
   khost__triton_rule rule;
   /* Programs (the 1-D grid) variant v launches for s; cannot_run keeps it <= INT32_MAX. */
   int64_t (*programs)(const khost__triton_variant *v, const khost__triton_shape *s);
+  /* Optional: the scratch bytes v needs for s, 0 for none. A variant that needs some
+   * takes it as a fifth kernel argument, (x, y, m, n, scratch). */
+  size_t (*workspace)(const khost__triton_variant *v, const khost__triton_shape *s);
 } khost__triton_rows_op;
 
 /* khost_kernel.supports for op: OK when a variant can run in, else UNSUPPORTED
@@ -22,6 +25,9 @@ typedef struct khost__triton_rows_op {
  * shape.aligned means: both pointers 16-byte aligned, n a multiple of 16, and m
  * too for a transposed output (its rows have m elements). */
 int khost__triton_rows_supports(const khost_input *in, const khost__triton_rows_op *op);
+
+/* khost_kernel.workspace_size for op: the selected variant's scratch bytes in *bytes. */
+int khost__triton_rows_workspace(const khost_input *in, const khost__triton_rows_op *op, size_t *bytes);
 
 /* khost_kernel.run for op: validates, selects and enqueues on in->stream. */
 int khost__triton_rows_run(const khost_input *in, const khost__triton_rows_op *op);

@@ -22,6 +22,7 @@ typedef struct khost__triton_variant {
   int32_t block_m, block_n, block_k; /* tile constants; 0 when the kernel has none */
   int32_t num_warps;
   int32_t num_stages;
+  int32_t cluster;            /* programs per cluster along the grid's x (1: no cluster) */
   int32_t shared_bytes;       /* dynamic shared memory each launch needs */
   const unsigned char *cubin; /* sm_90a ELF image */
   size_t cubin_size;

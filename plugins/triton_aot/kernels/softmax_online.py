@@ -1,6 +1,6 @@
 """softmax_online: out[i][j] = exp(in[i][j] - max_i) / sum_j exp(in[i][j] - max_i).
 
-Two kernels. softmax_tile holds BLOCK_M whole rows (n <= BLOCK_N) in registers: one
+Three kernels. softmax_tile holds BLOCK_M whole rows (n <= BLOCK_N) in registers: one
 read, one write. softmax_stream is the online form for rows of any length, one row per
 program, in two sweeps. The first keeps a running maximum and sum per lane: one
 exponential per element, exp(-|x - max|), either rescales the lane's sum (x is a new
@@ -11,6 +11,10 @@ and its loads and the row's stores are evict_first, so that lines used for the l
 time replace each other rather than the rest of the row. For the re-read to hit, the
 rows in flight at once must fit in L2 with room to spare, which the launch shape sets:
 two programs of 16 warps (16-bit types) or one of 32 (fp32) per multiprocessor.
+softmax_cluster reads a long row once: a cluster of BLOCK_M programs shares the row,
+each holding one segment in registers. They exchange their segments' maximum and sum
+through global memory across one cluster barrier; the hardware schedules a cluster's
+programs together, so the barrier cannot wait on a program that has not started.
 """
 import triton
 import triton.language as tl
@@ -24,6 +28,16 @@ _EX2_FTZ = tl.constexpr("ex2.approx.ftz.f32 $0, $1;")
 # not (evict_first lets them replace each other instead of the rest of the row).
 KEEP = tl.constexpr("")
 LAST_USE = tl.constexpr("evict_first")
+
+
+# Every thread of the cluster arrives (its earlier stores released) and waits (later
+# loads acquire). $0 = $1 carries a dependency for the loads that must follow it.
+_CLUSTER_SYNC = tl.constexpr("barrier.cluster.arrive.release; barrier.cluster.wait.acquire; mov.b32 $0, $1;")
+
+
+@triton.jit
+def _cluster_sync(token):
+    return tl.inline_asm_elementwise(_CLUSTER_SYNC, "=r,r", [token], dtype=tl.int32, is_pure=False, pack=1)
 
 
 @triton.jit
@@ -112,3 +126,32 @@ def softmax_stream(x, y, m, n, BLOCK_N: tl.constexpr):
         c0 = (chunks - 1 - i) * BLOCK_N
         t = _chunk(row_in, c0, n, False, BLOCK_N, LAST_USE)
         _emit(row_out, c0, n, t, row_max, inv_sum, addend, False, BLOCK_N)
+
+
+@triton.jit
+def softmax_cluster(x, y, m, n, part, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    """x, y [m, n] with n <= BLOCK_M * BLOCK_N. Grid m * BLOCK_M in clusters of BLOCK_M
+    programs (the launcher's job): program p holds segment p % BLOCK_M (BLOCK_N elements)
+    of row p // BLOCK_M. part [m, BLOCK_M, 2] fp32 receives each segment's maximum and
+    sum of exp(x - max); every slot is written before it is read, so it needs no clearing."""
+    pid = tl.program_id(0)
+    seg = pid % BLOCK_M
+    row = (pid // BLOCK_M).to(tl.int64)
+    cols = seg * BLOCK_N + tl.arange(0, BLOCK_N)
+    ok = cols < n
+    base = row * n
+    t = tl.load(x + base + cols, mask=ok, other=-float("inf"), eviction_policy=LAST_USE).to(tl.float32)
+    # A finite floor: a segment wholly past n (short rows) has t = -inf everywhere.
+    seg_max = tl.maximum(tl.max(t, axis=0), -3.0e38)
+    e = _exp_minus(t, seg_max)
+    slots = part + row * (2 * BLOCK_M)
+    tl.store(slots + 2 * seg, seg_max)
+    tl.store(slots + 2 * seg + 1, tl.sum(e, axis=0))
+    peers = 2 * tl.arange(0, BLOCK_M) + (_cluster_sync(seg) - seg)
+    # .cg: the peers' lines are read from L2, past this multiprocessor's L1.
+    maxes = tl.load(slots + peers, cache_modifier=".cg")
+    sums = tl.load(slots + peers + 1, cache_modifier=".cg")
+    row_max = tl.max(maxes, axis=0)
+    total = tl.sum(sums * _exp_minus(maxes, row_max), axis=0)
+    out = e * (_exp_minus(seg_max, row_max) / total)
+    tl.store(y + base + cols, out.to(y.dtype.element_ty), mask=ok, eviction_policy=LAST_USE)
