@@ -82,15 +82,13 @@ def _reduce_sum():
 
 
 def _softmax_cluster(dt):
-    # (programs per row = cluster size, BLOCK_N, warps); a cluster holds up to 8 programs
-    # on every Hopper part (the portable size).
-    shapes = ((8, 8192, 8), (8, 8192, 16), (8, 8192, 4), (4, 16384, 16), (4, 16384, 8), (2, 32768, 32))
-    if dt == "fp32":
-        shapes = ((8, 8192, 8), (8, 8192, 16), (8, 8192, 4), (4, 16384, 16), (4, 16384, 32))
+    # Programs per row (the cluster size), BLOCK_N, warps: 8 x 8192 for rows up to 65536 (a
+    # cluster holds up to 8 programs on every Hopper part, the portable size). Of the
+    # shapes measured (docs/TRITON_AOT.md), the smallest programs were the fastest.
+    c, bn, w = 8, 8192, 4
     signature = dict(_rowwise_signature(dt, True), part="*fp32:16")
     return [_variant(f"softmax_{dt}_cluster_c{c}_n{bn}_w{w}", "softmax_online", "softmax_online.py",
-                     "softmax_cluster", signature, {"BLOCK_M": c, "BLOCK_N": bn}, w, dt, True, cluster=c)
-            for c, bn, w in shapes]
+                     "softmax_cluster", signature, {"BLOCK_M": c, "BLOCK_N": bn}, w, dt, True, cluster=c)]
 
 
 def _softmax_online():

@@ -129,11 +129,25 @@ def softmax_stream(x, y, m, n, BLOCK_N: tl.constexpr):
 
 
 @triton.jit
+def _exchange(part, row64, seg, seg_max, seg_sum, BLOCK_M: tl.constexpr):
+    """The row's maximum and sum of exp(x - max) from its BLOCK_M segments' (part [m,
+    BLOCK_M, 2] fp32: every slot is written before it is read, so it needs no clearing)."""
+    slots = part + row64 * (2 * BLOCK_M)
+    tl.store(slots + 2 * seg, seg_max)
+    tl.store(slots + 2 * seg + 1, seg_sum)
+    peers = 2 * tl.arange(0, BLOCK_M) + (_cluster_sync(seg) - seg)
+    # .cg: the peers' lines are read from L2, past this multiprocessor's L1.
+    maxes = tl.load(slots + peers, cache_modifier=".cg")
+    sums = tl.load(slots + peers + 1, cache_modifier=".cg")
+    row_max = tl.max(maxes, axis=0)
+    return row_max, tl.sum(sums * _exp_minus(maxes, row_max), axis=0)
+
+
+@triton.jit
 def softmax_cluster(x, y, m, n, part, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
-    """x, y [m, n] with n <= BLOCK_M * BLOCK_N. Grid m * BLOCK_M in clusters of BLOCK_M
-    programs (the launcher's job): program p holds segment p % BLOCK_M (BLOCK_N elements)
-    of row p // BLOCK_M. part [m, BLOCK_M, 2] fp32 receives each segment's maximum and
-    sum of exp(x - max); every slot is written before it is read, so it needs no clearing."""
+    """x, y [m, n] with n <= BLOCK_M * BLOCK_N. Grid m * BLOCK_M in clusters of
+    BLOCK_M programs (the launcher's job): program p holds segment p % BLOCK_M (BLOCK_N
+    elements) of row p // BLOCK_M; part as _exchange's."""
     pid = tl.program_id(0)
     seg = pid % BLOCK_M
     row = (pid // BLOCK_M).to(tl.int64)
@@ -144,14 +158,6 @@ def softmax_cluster(x, y, m, n, part, BLOCK_M: tl.constexpr, BLOCK_N: tl.constex
     # A finite floor: a segment wholly past n (short rows) has t = -inf everywhere.
     seg_max = tl.maximum(tl.max(t, axis=0), -3.0e38)
     e = _exp_minus(t, seg_max)
-    slots = part + row * (2 * BLOCK_M)
-    tl.store(slots + 2 * seg, seg_max)
-    tl.store(slots + 2 * seg + 1, tl.sum(e, axis=0))
-    peers = 2 * tl.arange(0, BLOCK_M) + (_cluster_sync(seg) - seg)
-    # .cg: the peers' lines are read from L2, past this multiprocessor's L1.
-    maxes = tl.load(slots + peers, cache_modifier=".cg")
-    sums = tl.load(slots + peers + 1, cache_modifier=".cg")
-    row_max = tl.max(maxes, axis=0)
-    total = tl.sum(sums * _exp_minus(maxes, row_max), axis=0)
+    row_max, total = _exchange(part, row, seg, seg_max, tl.sum(e, axis=0), BLOCK_M)
     out = e * (_exp_minus(seg_max, row_max) / total)
     tl.store(y + base + cols, out.to(y.dtype.element_ty), mask=ok, eviction_policy=LAST_USE)
