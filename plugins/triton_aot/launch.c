@@ -89,8 +89,8 @@ int khost__triton_launch(const khost__triton_variant *v, const char *expected, v
   if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0) return KHOST_STATUS_OK;
   if (v->cluster < 1 || grid[0] % (unsigned int)v->cluster != 0)
     return khost__triton_errorf(err, err_size, KHOST_STATUS_INTERNAL,
-                                "variant %s: a grid of %u programs is not made of clusters of %d", v->name, grid[0],
-                                (int)v->cluster);
+                                "variant %s: a grid of %u programs is not made of clusters of %d", v->name,
+                                grid[0], (int)v->cluster);
   const khost__cu *cu;
   CUfunction fn = NULL;
   int status = khost__cu_open(&cu, err, err_size);
