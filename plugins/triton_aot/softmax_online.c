@@ -26,6 +26,8 @@ static const char *cannot_run(const khost__triton_variant *v, const khost__trito
   const char *misfit = khost__triton_misfit(v, s, 0);
   if (misfit) return misfit;
   if (is_tile(v) && s->n > v->block_n) return "rows longer than the tile";
+  /* The kernel's barrier spans block_m programs only when they are one cluster. */
+  if (is_cluster(v) && v->cluster != v->block_m) return "its cluster is not its programs per row";
   if (is_cluster(v) && s->n > (int64_t)v->block_m * v->block_n) return "rows longer than the cluster holds";
   /* Shorter rows fit one program: a tile does them without the exchange. */
   if (is_cluster(v) && s->n <= v->block_n) return "rows short enough for one program";
