@@ -44,12 +44,6 @@ static int64_t ceil_div(int64_t a, int64_t b)
   return (a + b - 1) / b;
 }
 
-/* Bytes of one batch of the swizzled scales of `rows` rows (padded to whole tiles). */
-static int64_t swizzled_per_batch(int64_t rows, int64_t k)
-{
-  return ceil_div(rows, TILE_ROWS) * ceil_div(k / SF_BLOCK, TILE_COLS) * TILE_BYTES;
-}
-
 /* formats.md: where scale (i, j) of one batch lives in the tensor-core layout. */
 static int64_t swizzled_offset(int64_t i, int64_t j, int64_t k16)
 {
@@ -68,8 +62,8 @@ static void tensors(const khost__case *c, khost__tensor_set *set)
   dims d = dims_of(c);
   const int64_t a[] = {d.l, d.m, d.k}, v[] = {d.l, d.k};
   const int64_t sfa[] = {d.l, d.m, d.k / SF_BLOCK}, sfv[] = {d.l, d.k / SF_BLOCK};
-  const int64_t sfa_swz[] = {d.l, swizzled_per_batch(d.m, d.k)};
-  const int64_t sfv_swz[] = {d.l, swizzled_per_batch(1, d.k)};
+  const int64_t sfa_swz[] = {d.l, khost_nvfp4_swizzled_bytes(d.m, d.k)};
+  const int64_t sfv_swz[] = {d.l, khost_nvfp4_swizzled_bytes(1, d.k)};
   const int64_t out[] = {d.l, d.m};
   memset(set, 0, sizeof *set);
   set->ninputs = KHOST_NVFP4_GEMV_NINPUTS;
@@ -135,7 +129,7 @@ static void fill_scales(uint64_t seed, int index, uint8_t *dst, uint64_t count)
 static void fill_swizzled(uint64_t seed, int plain, dims d, int64_t rows, uint8_t *dst)
 {
   int64_t k16 = d.k / SF_BLOCK;
-  int64_t per_batch = swizzled_per_batch(rows, d.k);
+  int64_t per_batch = khost_nvfp4_swizzled_bytes(rows, d.k);
   memset(dst, 0, (size_t)(per_batch * d.l));
   for (int64_t b = 0; b < d.l; b++) {
     for (int64_t i = 0; i < rows; i++) {

@@ -21,8 +21,7 @@ static int check_tensors(const khost_input *in, int32_t device_type, const khost
   const khost_dtype e4m3 = {KHOST_DTYPE_FLOAT8_E4M3FN, 8, 1};
   const khost_dtype fp16 = {KHOST_DTYPE_FLOAT, 16, 1};
   int64_t m = gemv->m, k = gemv->k, l = gemv->l, blocks = k / KHOST__GEMV_BLOCK;
-  /* The swizzled layouts' sizes: 128 x 4 scale tiles of 512 bytes (ops.h). */
-  int64_t sfa_swizzled = (m + 127) / 128 * ((blocks + 3) / 4) * 512, sfv_swizzled = (blocks + 3) / 4 * 512;
+  int64_t sfa_swizzled = khost_nvfp4_swizzled_bytes(m, k), sfv_swizzled = khost_nvfp4_swizzled_bytes(1, k);
   const struct {
     const khost_tensor *tensor;
     const char *role;

@@ -20,14 +20,14 @@ static inline void transpose_tile(const khost__reference_rows *rows, int64_t i0,
                                   int64_t j1, size_t element_bytes)
 {
   unsigned char tile[TILE * TILE * sizeof(float)];
-  const unsigned char *src = rows->in;
-  unsigned char *dst = rows->out;
+  const unsigned char *src = rows->call.in;
+  unsigned char *dst = rows->call.out;
   for (int64_t i = i0; i < i1; i++)
-    memcpy(tile + (size_t)(i - i0) * TILE * element_bytes, src + (size_t)(i * rows->n + j0) * element_bytes,
-           (size_t)(j1 - j0) * element_bytes);
+    memcpy(tile + (size_t)(i - i0) * TILE * element_bytes,
+           src + (size_t)(i * rows->call.n + j0) * element_bytes, (size_t)(j1 - j0) * element_bytes);
   for (int64_t j = j0; j < j1; j++)
     for (int64_t i = i0; i < i1; i++)
-      memcpy(dst + (size_t)(j * rows->m + i) * element_bytes,
+      memcpy(dst + (size_t)(j * rows->call.m + i) * element_bytes,
              tile + ((size_t)(i - i0) * TILE + (size_t)(j - j0)) * element_bytes, element_bytes);
 }
 
@@ -36,9 +36,9 @@ static void transpose_rows(void *arg, int worker, int64_t begin, int64_t end)
   const khost__reference_rows *rows = arg;
   for (int64_t i0 = begin; i0 < end; i0 += TILE) {
     int64_t i1 = min64(i0 + TILE, end);
-    for (int64_t j0 = 0; j0 < rows->n; j0 += TILE) {
-      int64_t j1 = min64(j0 + TILE, rows->n);
-      if (rows->element_bytes == 2)
+    for (int64_t j0 = 0; j0 < rows->call.n; j0 += TILE) {
+      int64_t j1 = min64(j0 + TILE, rows->call.n);
+      if (rows->call.element_bytes == 2)
         transpose_tile(rows, i0, i1, j0, j1, 2);
       else
         transpose_tile(rows, i0, i1, j0, j1, 4);
@@ -49,9 +49,9 @@ static void transpose_rows(void *arg, int worker, int64_t begin, int64_t end)
 static int run(const khost_input *in)
 {
   khost__reference_rows rows;
-  int status = khost__reference_rows_open(in, KHOST_DEVICE_CPU, KHOST__ROWS_OUT_TRANSPOSED, &rows);
+  int status = khost__reference_rows_open(in, KHOST__ROWS_OUT_TRANSPOSED, &rows);
   if (status != KHOST_STATUS_OK) return status;
-  khost__reference_parallel(rows.m, khost__reference_threads(in), transpose_rows, &rows);
+  khost__reference_parallel(rows.call.m, khost__reference_threads(in), transpose_rows, &rows);
   return KHOST_STATUS_OK;
 }
 

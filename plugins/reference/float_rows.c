@@ -20,31 +20,23 @@ static void fill_widen_tables(void)
   }
 }
 
-int khost__reference_rows_open(const khost_input *in, int32_t device_type, khost__rows_out out_shape,
-                               khost__reference_rows *rows)
+int khost__reference_rows_open(const khost_input *in, khost__rows_out out_shape, khost__reference_rows *rows)
 {
   *rows = (khost__reference_rows){0};
-  khost__rows checked;
-  int status = khost__rows_open(in, device_type, out_shape, INT64_MAX, &checked);
+  int status = khost__rows_open(in, KHOST_DEVICE_CPU, out_shape, INT64_MAX, &rows->call);
   if (status != KHOST_STATUS_OK) return status;
-  rows->m = checked.m;
-  rows->n = checked.n;
-  rows->type = checked.type;
-  rows->element_bytes = (size_t)checked.element_bytes;
-  rows->in = checked.in;
-  rows->out = checked.out;
-  if (rows->type != KHOST__ROWS_FP32) {
+  if (rows->call.type != KHOST__ROWS_FP32) {
     pthread_once(&widen_once, fill_widen_tables);
-    rows->widen = rows->type == KHOST__ROWS_FP16 ? widen_fp16 : widen_bf16;
+    rows->widen = rows->call.type == KHOST__ROWS_FP16 ? widen_fp16 : widen_bf16;
   }
   return KHOST_STATUS_OK;
 }
 
 void khost__reference_rows_store(const khost__reference_rows *rows, size_t index, double value)
 {
-  switch (rows->type) {
-  case KHOST__ROWS_FP16: ((uint16_t *)rows->out)[index] = khost__fp16_encode(value); break;
-  case KHOST__ROWS_BF16: ((uint16_t *)rows->out)[index] = khost__bf16_encode(value); break;
-  case KHOST__ROWS_FP32: ((float *)rows->out)[index] = khost__fp32_encode(value); break;
+  switch (rows->call.type) {
+  case KHOST__ROWS_FP16: ((uint16_t *)rows->call.out)[index] = khost__fp16_encode(value); break;
+  case KHOST__ROWS_BF16: ((uint16_t *)rows->call.out)[index] = khost__bf16_encode(value); break;
+  case KHOST__ROWS_FP32: ((float *)rows->call.out)[index] = khost__fp32_encode(value); break;
   }
 }

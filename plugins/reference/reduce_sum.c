@@ -10,9 +10,9 @@ static void reduce_rows(void *arg, int worker, int64_t begin, int64_t end)
 {
   const khost__reference_rows *rows = arg;
   for (int64_t i = begin; i < end; i++) {
-    size_t base = (size_t)(i * rows->n);
+    size_t base = (size_t)(i * rows->call.n);
     double sum = 0.0;
-    for (int64_t j = 0; j < rows->n; j++) sum += khost__reference_rows_load(rows, base + (size_t)j);
+    for (int64_t j = 0; j < rows->call.n; j++) sum += khost__reference_rows_load(rows, base + (size_t)j);
     khost__reference_rows_store(rows, (size_t)i, sum);
   }
 }
@@ -20,9 +20,9 @@ static void reduce_rows(void *arg, int worker, int64_t begin, int64_t end)
 static int run(const khost_input *in)
 {
   khost__reference_rows rows;
-  int status = khost__reference_rows_open(in, KHOST_DEVICE_CPU, KHOST__ROWS_OUT_REDUCED, &rows);
+  int status = khost__reference_rows_open(in, KHOST__ROWS_OUT_REDUCED, &rows);
   if (status != KHOST_STATUS_OK) return status;
-  khost__reference_parallel(rows.m, khost__reference_threads(in), reduce_rows, &rows);
+  khost__reference_parallel(rows.call.m, khost__reference_threads(in), reduce_rows, &rows);
   return KHOST_STATUS_OK;
 }
 

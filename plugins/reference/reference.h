@@ -37,29 +37,22 @@ extern const khost_kernel khost__reference_cuda_softmax_online;
  * same calls). */
 int khost__reference_gemv_open(const khost_input *in, int32_t device_type, khost__gemv *gemv);
 
-/* A validated call of a row-wise op (params m, n; one input, one output of the
- * same dtype). Points into the call's tensors (on its device) and static host
- * tables; valid for the call. */
+/* A validated row-wise call on the CPU and how to read its elements exactly.
+ * Points into the call's tensors and static tables; valid for the call. */
 typedef struct khost__reference_rows {
-  int64_t m, n;
-  khost__rows_type type;
-  size_t element_bytes;
-  const void *in;
-  void *out;
+  khost__rows call;   /* the shared checks' result (plugins/common) */
   const float *widen; /* 16-bit pattern -> exact value for fp16/bf16; NULL for fp32 */
 } khost__reference_rows;
 
-/* Validates a row-wise call whose tensors live on device_type and fills *rows.
- * UNSUPPORTED for an input dtype other than fp16, bf16 or fp32; INVALID_ARGUMENT
- * for anything else malformed. */
-int khost__reference_rows_open(const khost_input *in, int32_t device_type, khost__rows_out out_shape,
-                               khost__reference_rows *rows);
+/* Validates a row-wise call on host memory and fills *rows (khost__rows_open's
+ * statuses). */
+int khost__reference_rows_open(const khost_input *in, khost__rows_out out_shape, khost__reference_rows *rows);
 
 /* The exact value of input element `index` (host memory only). */
 static inline double khost__reference_rows_load(const khost__reference_rows *rows, size_t index)
 {
-  if (rows->widen) return rows->widen[((const uint16_t *)rows->in)[index]];
-  return ((const float *)rows->in)[index];
+  if (rows->widen) return rows->widen[((const uint16_t *)rows->call.in)[index]];
+  return ((const float *)rows->call.in)[index];
 }
 
 /* Rounds value to the output dtype (nearest even) and stores it at output element `index`. */

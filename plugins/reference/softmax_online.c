@@ -21,7 +21,7 @@ typedef struct softmax_job {
 static double row_max(const khost__reference_rows *rows, size_t base)
 {
   double max = -INFINITY;
-  for (int64_t j = 0; j < rows->n; j++) {
+  for (int64_t j = 0; j < rows->call.n; j++) {
     double x = khost__reference_rows_load(rows, base + (size_t)j);
     if (x > max || isnan(x)) max = x;
   }
@@ -32,31 +32,32 @@ static void softmax_rows(void *arg, int worker, int64_t begin, int64_t end)
 {
   const softmax_job *job = arg;
   const khost__reference_rows *rows = &job->rows;
-  double *exps = job->scratch + (size_t)worker * (size_t)rows->n;
+  double *exps = job->scratch + (size_t)worker * (size_t)rows->call.n;
   for (int64_t i = begin; i < end; i++) {
-    size_t base = (size_t)(i * rows->n);
+    size_t base = (size_t)(i * rows->call.n);
     double max = row_max(rows, base);
     double sum = 0.0;
-    for (int64_t j = 0; j < rows->n; j++) {
+    for (int64_t j = 0; j < rows->call.n; j++) {
       exps[j] = exp(khost__reference_rows_load(rows, base + (size_t)j) - max);
       sum += exps[j];
     }
-    for (int64_t j = 0; j < rows->n; j++) khost__reference_rows_store(rows, base + (size_t)j, exps[j] / sum);
+    for (int64_t j = 0; j < rows->call.n; j++)
+      khost__reference_rows_store(rows, base + (size_t)j, exps[j] / sum);
   }
 }
 
 static int run(const khost_input *in)
 {
   softmax_job job;
-  int status = khost__reference_rows_open(in, KHOST_DEVICE_CPU, KHOST__ROWS_OUT_SAME, &job.rows);
+  int status = khost__reference_rows_open(in, KHOST__ROWS_OUT_SAME, &job.rows);
   if (status != KHOST_STATUS_OK) return status;
   int threads = khost__reference_threads(in);
-  size_t workers = (size_t)khost__reference_workers(job.rows.m, threads);
-  job.scratch = calloc(workers * (size_t)job.rows.n, sizeof *job.scratch);
+  size_t workers = (size_t)khost__reference_workers(job.rows.call.m, threads);
+  job.scratch = calloc(workers * (size_t)job.rows.call.n, sizeof *job.scratch);
   if (!job.scratch)
     return khost__input_fail(in, KHOST_STATUS_INTERNAL, "out of memory for %zu x %lld doubles", workers,
-                             (long long)job.rows.n);
-  khost__reference_parallel(job.rows.m, threads, softmax_rows, &job);
+                             (long long)job.rows.call.n);
+  khost__reference_parallel(job.rows.call.m, threads, softmax_rows, &job);
   free(job.scratch);
   return KHOST_STATUS_OK;
 }

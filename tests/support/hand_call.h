@@ -99,12 +99,6 @@ static inline void hand_rows_call(hand_call *c, const char *op, int32_t device_t
     hand_tensor(c, true, "out", device_type, dtype, NULL, 2, in);
 }
 
-/* Bytes of one batch's swizzled scales for `rows` rows of k elements (ops.h). */
-static inline int64_t hand_swizzled_bytes(int64_t rows, int64_t k)
-{
-  return (rows + 127) / 128 * ((k / 16 + 3) / 4) * 512;
-}
-
 /* A well-formed nvfp4_gemv call at fake addresses. */
 static inline void hand_gemv_call(hand_call *c, int32_t device_type, int64_t m, int64_t k, int64_t l)
 {
@@ -115,7 +109,8 @@ static inline void hand_gemv_call(hand_call *c, int32_t device_type, int64_t m, 
   hand_param(c, "k", k);
   hand_param(c, "l", l);
   const int64_t a[] = {l, m, k}, v[] = {l, k}, sfa[] = {l, m, k / 16}, sfv[] = {l, k / 16};
-  const int64_t sfa_swz[] = {l, hand_swizzled_bytes(m, k)}, sfv_swz[] = {l, hand_swizzled_bytes(1, k)};
+  const int64_t sfa_swz[] = {l, khost_nvfp4_swizzled_bytes(m, k)},
+                sfv_swz[] = {l, khost_nvfp4_swizzled_bytes(1, k)};
   const int64_t out[] = {l, m};
   hand_tensor(c, false, "a", device_type, e2m1, NULL, 3, a);
   hand_tensor(c, false, "v", device_type, e2m1, NULL, 2, v);

@@ -31,6 +31,14 @@ enum khost_nvfp4_gemv_outputs {
   KHOST_NVFP4_GEMV_NOUTPUTS = 1
 };
 
+/* Bytes of one batch of swizzled scales for `rows` rows of k elements: whole
+ * tiles of 128 rows x 4 scales (512 bytes), padding included. rows = m for
+ * sfa_swizzled, 1 for sfv_swizzled. */
+static inline int64_t khost_nvfp4_swizzled_bytes(int64_t rows, int64_t k)
+{
+  return (rows + 127) / 128 * ((k / 16 + 3) / 4) * 512;
+}
+
 /* copy_transpose, params m, n; dtype fp16, bf16 or fp32:
  *   out[j][i] = in[i][j], bit-exact. in [m, n], out [n, m]. */
 /* reduce_sum, params m, n: out[i] = sum_j in[i][j]. in [m, n], out [m], same dtype. */

@@ -20,7 +20,7 @@ __global__ void __launch_bounds__(THREADS) transpose(const Bits *in, Bits *out, 
     out[j * m + i] = in[i * n + j];
 }
 
-template <typename Bits> void launch(const khost__reference_rows &rows, cudaStream_t stream)
+template <typename Bits> void launch(const khost__rows &rows, cudaStream_t stream)
 {
   int64_t blocks_y = (rows.m + TILE_Y - 1) / TILE_Y;
   dim3 grid((unsigned)((rows.n + TILE_X - 1) / TILE_X),
@@ -31,8 +31,8 @@ template <typename Bits> void launch(const khost__reference_rows &rows, cudaStre
 
 int run(const khost_input *in)
 {
-  khost__reference_rows rows;
-  int status = khost__reference_rows_open(in, KHOST_DEVICE_CUDA, KHOST__ROWS_OUT_TRANSPOSED, &rows);
+  khost__rows rows;
+  int status = khost__rows_open(in, KHOST_DEVICE_CUDA, KHOST__ROWS_OUT_TRANSPOSED, INT64_MAX, &rows);
   if (status != KHOST_STATUS_OK) return status;
   cudaStream_t stream = static_cast<cudaStream_t>(in->stream);
   if (rows.element_bytes == 2)

@@ -24,8 +24,8 @@ __global__ void __launch_bounds__(THREADS) reduce_rows(const T *in, T *out, int6
 
 int run(const khost_input *in)
 {
-  khost__reference_rows rows;
-  int status = khost__reference_rows_open(in, KHOST_DEVICE_CUDA, KHOST__ROWS_OUT_REDUCED, &rows);
+  khost__rows rows;
+  int status = khost__rows_open(in, KHOST_DEVICE_CUDA, KHOST__ROWS_OUT_REDUCED, INT64_MAX, &rows);
   if (status != KHOST_STATUS_OK) return status;
   cudaStream_t stream = static_cast<cudaStream_t>(in->stream);
   with_float_type(rows.type, [&](auto zero) {
