@@ -95,6 +95,8 @@ _modules = {}
 
 def kernel_function(kernels_dir, source, function):
     path = os.path.join(kernels_dir, source)
+    if kernels_dir not in sys.path:  # kernels import their shared helpers (cluster.py)
+        sys.path.insert(0, kernels_dir)
     if path not in _modules:
         spec = importlib.util.spec_from_file_location(f"khost_triton_{len(_modules)}", path)
         module = importlib.util.module_from_spec(spec)

@@ -213,6 +213,8 @@ def decode(array, dtype):
 
 
 def kernel_of(variant):
+    if os.path.join(HERE, "kernels") not in sys.path:  # kernels import cluster.py
+        sys.path.insert(0, os.path.join(HERE, "kernels"))
     module = runpy.run_path(os.path.join(HERE, "kernels", variant["source"]))
     return module[variant["function"]]
 
@@ -336,12 +338,30 @@ def unpack_e2m1(packed):
     return np.stack([lo, hi], axis=-1).reshape(*packed.shape[:-1], packed.shape[-1] * 2)
 
 
+def gemv_shapes(variant):
+    """Full tiles and a partial one; a partial tile alone; exactly one full tile (for a
+    split variant: in each of its SPLIT slices of k)."""
+    bm, bk, split = variant["constexprs"]["BLOCK_M"], variant["constexprs"]["BLOCK_K"], variant["cluster"]
+    if split == 1:
+        return ((bm * 2, 2 * bk + 64 * 3, 2), (bm, 64, 1), (bm, bk, 3))
+    return ((bm * 2, split * (bk + 96), 2), (bm, 32 * split, 1), (bm, bk * split, 3))
+
+
+def run_gemv(variant, m, k, l, *tensors):
+    args = [Pointer(t, ty) for t, ty in zip(tensors, ("int64", "uint8", "int64", "uint8", "float16"))]
+    split = variant["cluster"]
+    if split == 1:
+        launch(variant, (m // variant["constexprs"]["BLOCK_M"], l), *args, m, k // 16)
+        return
+    # As run_softmax: the second run reads every peer's slot as the barrier would let it.
+    part = np.full(l * m * split, np.nan, np.float32)
+    for _ in range(2):
+        launch(variant, (m // variant["constexprs"]["BLOCK_M"] * split, l), *args, m, k // 16,
+               Pointer(part, "float32"))
+
+
 def check_gemv(variant, rng):
-    c = variant["constexprs"]
-    # Full tiles and a partial one; a partial tile alone; exactly one full tile.
-    bm, bk = c["BLOCK_M"], c["BLOCK_K"]
-    shapes = ((bm * 2, 2 * bk + 64 * 3, 2), (bm, 64, 1), (bm, bk, 3))
-    for m, k, l in shapes:
+    for m, k, l in gemv_shapes(variant):
         a = rng.integers(0, 256, size=(l, m, k // 2), dtype=np.uint8)
         v = rng.integers(0, 256, size=(l, k // 2), dtype=np.uint8)
         # Both signs, subnormals, and exponents up to 2^3, so that most sums stay finite in fp16.
@@ -349,8 +369,7 @@ def check_gemv(variant, rng):
         sfa = rng.choice(codes, size=(l, m, k // 16)).astype(np.uint8)
         sfv = rng.choice(codes, size=(l, k // 16)).astype(np.uint8)
         out = np.zeros((l, m), dtype=np.float16)
-        launch(variant, (m // c["BLOCK_M"], l), Pointer(a, "int64"), Pointer(sfa, "uint8"),
-               Pointer(v, "int64"), Pointer(sfv, "uint8"), Pointer(out, "float16"), m, k // 16)
+        run_gemv(variant, m, k, l, a, sfa, v, sfv, out)
         a_values = unpack_e2m1(a) * np.repeat(e4m3_value(sfa), 16, axis=-1)
         v_values = unpack_e2m1(v) * np.repeat(e4m3_value(sfv), 16, axis=-1)
         prod = a_values * v_values[:, None, :]

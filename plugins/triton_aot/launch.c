@@ -120,6 +120,15 @@ int khost__triton_launch(const khost__triton_variant *v, const char *expected, v
   return rc == CUDA_SUCCESS ? KHOST_STATUS_OK : KHOST__CU_FAIL(cu, rc, err, err_size);
 }
 
+int khost__triton_check_workspace(const khost_input *in, const khost__triton_variant *v, size_t bytes)
+{
+  if (bytes && (!in->workspace || in->workspace_bytes < bytes))
+    return khost__triton_errorf(in->error, in->error_size, KHOST_STATUS_INVALID_ARGUMENT,
+                                "variant %s needs %zu bytes of workspace, the call has %zu", v->name, bytes,
+                                in->workspace ? in->workspace_bytes : 0);
+  return KHOST_STATUS_OK;
+}
+
 int khost__triton_sm_count(int *count, char *err, size_t err_size)
 {
   const khost__cu *cu;

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 
+#include "khost/plugin.h"
 #include "variant.h"
 
 /* Enqueues variant v on stream (a CUstream; NULL is the legacy default stream) with
@@ -16,6 +17,10 @@
  * "file:line: CUDA_ERROR_NAME: text" in err. */
 int khost__triton_launch(const khost__triton_variant *v, const char *expected, void *const *args,
                          const unsigned int grid[3], void *stream, char *err, size_t err_size);
+
+/* KHOST_STATUS_INVALID_ARGUMENT, with a message in in->error, when variant v needs
+ * `bytes` of scratch and the call's workspace is missing or smaller; 0 otherwise. */
+int khost__triton_check_workspace(const khost_input *in, const khost__triton_variant *v, size_t bytes);
 
 /* Stores the multiprocessor count of the current context's device in *count. */
 int khost__triton_sm_count(int *count, char *err, size_t err_size);

@@ -24,7 +24,7 @@ Entry fields:
               type of that size), e2m1
   aligned     True when the signature carries divisibility promises
   cluster     programs per cluster along the grid's x (1: none); the launcher launches
-              them as thread-block clusters (softmax_cluster)
+              them as thread-block clusters (softmax_cluster, nvfp4_gemv_split)
 """
 
 FLOAT_TYPES = ("fp16", "bf16", "fp32")
@@ -45,13 +45,23 @@ def _rowwise_signature(elem, aligned, m_aligned=False):
 def _nvfp4_gemv():
     # ks = k/16 is even for every aligned k (k % 32 == 0); the ":2" promise gives each
     # thread 2 words of a row per 64 groups (one 16-byte load) and their 2 scale bytes.
-    # Both variants hold 4 rows a thread; the second reads 2 tiles' worth of k (BLOCK_K
-    # 2048) per step, twice the bytes in flight per row, for grids too small to fill the GPU.
+    # Every variant holds 4 rows a thread. In order: the one for grids that fill the GPU;
+    # for smaller grids, 8 rows a program reading 2 tiles' worth of k (BLOCK_K 2048) per
+    # step, twice the bytes in flight per row, with k split over a cluster of 2 programs
+    # (twice the programs); the same unsplit where k / 16 is not a multiple of 4.
     signature = {"a": "*i64:16", "sfa": "*u8:16", "v": "*i64:16", "sfv": "*u8:16", "c": "*fp16:16",
                  "m": "i32:16", "ks": "i32:2"}
-    shapes = ((16, 1024, 4), (8, 2048, 2))  # (BLOCK_M, BLOCK_K, num_warps)
-    return [_variant(f"gemv_m{bm}_k{bk}_w{w}", "nvfp4_gemv", "nvfp4_gemv.py", "nvfp4_gemv", signature,
-                     {"BLOCK_M": bm, "BLOCK_K": bk}, w, "e2m1", True) for bm, bk, w in shapes]
+
+    def plain(bm, bk, w):
+        return _variant(f"gemv_m{bm}_k{bk}_w{w}", "nvfp4_gemv", "nvfp4_gemv.py", "nvfp4_gemv", signature,
+                        {"BLOCK_M": bm, "BLOCK_K": bk}, w, "e2m1", True)
+
+    def split(bm, bk, w, sp):
+        return _variant(f"gemv_split{sp}_m{bm}_k{bk}_w{w}", "nvfp4_gemv", "nvfp4_gemv.py", "nvfp4_gemv_split",
+                        dict(signature, part="*fp32:16"), {"BLOCK_M": bm, "BLOCK_K": bk, "SPLIT": sp}, w, "e2m1",
+                        True, cluster=sp)
+
+    return [plain(16, 1024, 4), split(8, 2048, 2, 2), plain(8, 2048, 2)]
 
 
 def _copy_transpose():

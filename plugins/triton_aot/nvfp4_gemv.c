@@ -1,9 +1,12 @@
 /* nvfp4_gemv on kernels/nvfp4_gemv.py, reading the plain (row-major) scales; the
  * swizzled copies are for tensor-core kernels. Rule (measured on an H200,
  * docs/TRITON_AOT.md): the first variant in manifest order whose grid fills the
- * GPU, m / block_m * l >= FULL_GRID programs per multiprocessor; otherwise the last
- * one (BLOCK_K 2048: more bytes in flight per row when rows are few). */
+ * GPU, m / block_m * l >= FULL_GRID programs per multiprocessor; below that the
+ * split variant (k over a cluster of 2 programs of 8 rows, BLOCK_K 2048: twice the
+ * programs and more bytes in flight per row when rows are few), or where it cannot
+ * run the same without the split. */
 #include <stdint.h>
+#include <string.h>
 
 #include "gemv_inputs.h"
 #include "input_checks.h"
@@ -16,8 +19,9 @@
 #define MAX_GRID_Y  65535
 /* gemv_m16_k1024_w4 runs 6 programs at once per multiprocessor (80 registers, 128
  * threads): a grid of that many per multiprocessor fills the GPU. Below it (1 batch
- * of 7168 rows: 3.4 per multiprocessor) gemv_m8_k2048_w2 measured 64% against 57%;
- * from 13.6 per multiprocessor up the first variant was within a point or faster. */
+ * of 7168 rows: 3.4 per multiprocessor) gemv_m8_k2048_w2 measured 64% against 57%,
+ * and split over 2 programs 66%; from 13.6 per multiprocessor up the first variant
+ * was within a point or faster. */
 #define FULL_GRID 6
 
 /* A validated call. Pointers are the host's device memory, valid for the call. */
@@ -26,10 +30,20 @@ typedef struct gemv_call {
   khost__gemv tensors;
 } gemv_call;
 
+/* nvfp4_gemv_split: each row block's k split over a cluster of v->cluster programs. */
+static int is_split(const khost__triton_variant *v)
+{
+  return strcmp(v->function, "nvfp4_gemv_split") == 0;
+}
+
 static const char *cannot_run(const khost__triton_variant *v, const khost__triton_shape *s)
 {
   if (!s->aligned) return "needs 16-byte aligned tensors, m % 16 == 0 and k % 32 == 0";
   if (s->m % v->block_m != 0) return "m is not a multiple of the variant's block_m";
+  /* Every slice starts on a 16-byte load. */
+  if (is_split(v) && s->k / SCALE_BLOCK % (2 * v->cluster) != 0)
+    return "k / 16 is not a multiple of twice the split";
+  if (is_split(v) && s->m / v->block_m * v->cluster > INT32_MAX) return "more programs than a grid holds";
   /* Row offsets inside a batch are 32-bit; batch offsets are 64-bit. */
   if (s->m * (s->k / SCALE_BLOCK) > INT32_MAX) return "a batch's offsets would overflow 32 bits";
   if (s->l > MAX_GRID_Y) return "l above 65535, the grid's y extent";
@@ -38,10 +52,16 @@ static const char *cannot_run(const khost__triton_variant *v, const khost__trito
 
 static int preferred(const khost__triton_variant *v, const khost__triton_shape *s)
 {
-  return s->sms > 0 && s->m / v->block_m * s->l >= FULL_GRID * (int64_t)s->sms;
+  return is_split(v) || (s->sms > 0 && s->m / v->block_m * s->l >= FULL_GRID * (int64_t)s->sms);
 }
 
 static const khost__triton_rule rule = {"nvfp4_gemv", cannot_run, preferred};
+
+/* The slices' sums: l * m / block_m row blocks of cluster * block_m floats. */
+static size_t scratch_bytes(const khost__triton_variant *v, const khost__triton_shape *s)
+{
+  return is_split(v) ? (size_t)(s->l * s->m * v->cluster) * sizeof(float) : 0;
+}
 
 static int call_of(const khost_input *in, gemv_call *call)
 {
@@ -67,20 +87,41 @@ static int supports(const khost_input *in)
                                    : status;
 }
 
+/* The checked call and the variant the rule picks for it on this device. */
+static int prepare(const khost_input *in, gemv_call *call, const khost__triton_variant **v)
+{
+  int status = call_of(in, call);
+  /* Only the rule reads the SM count; a forced variant needs no device. */
+  if (status == KHOST_STATUS_OK && !khost__triton_forces(rule.op))
+    status = khost__triton_sm_count(&call->shape.sms, in->error, in->error_size);
+  if (status == KHOST_STATUS_OK)
+    status = khost__triton_select(&rule, &call->shape, v, in->error, in->error_size);
+  return status;
+}
+
 static int run(const khost_input *in)
 {
   gemv_call call;
   const khost__triton_variant *v;
-  int status = call_of(in, &call);
-  if (status == KHOST_STATUS_OK) status = khost__triton_sm_count(&call.shape.sms, in->error, in->error_size);
-  if (status == KHOST_STATUS_OK)
-    status = khost__triton_select(&rule, &call.shape, &v, in->error, in->error_size);
+  int status = prepare(in, &call, &v);
+  if (status != KHOST_STATUS_OK) return status;
+  status = khost__triton_check_workspace(in, v, scratch_bytes(v, &call.shape));
   if (status != KHOST_STATUS_OK) return status;
   int32_t m = (int32_t)call.shape.m, words_per_row = (int32_t)(call.shape.k / SCALE_BLOCK);
   khost__gemv *t = &call.tensors;
-  void *args[] = {&t->a, &t->sfa, &t->v, &t->sfv, &t->c, &m, &words_per_row};
-  const unsigned int grid[3] = {(unsigned int)(m / v->block_m), (unsigned int)call.shape.l, 1};
-  return khost__triton_launch(v, "pppppii", args, grid, in->stream, in->error, in->error_size);
+  void *args[] = {&t->a, &t->sfa, &t->v, &t->sfv, &t->c, &m, &words_per_row, (void *)&in->workspace};
+  const unsigned int grid[3] = {(unsigned int)(m / v->block_m * v->cluster), (unsigned int)call.shape.l, 1};
+  return khost__triton_launch(v, is_split(v) ? "pppppiip" : "pppppii", args, grid, in->stream, in->error,
+                              in->error_size);
+}
+
+static int workspace_size(const khost_input *in, size_t *bytes)
+{
+  gemv_call call;
+  const khost__triton_variant *v;
+  int status = prepare(in, &call, &v);
+  *bytes = status == KHOST_STATUS_OK ? scratch_bytes(v, &call.shape) : 0;
+  return status;
 }
 
 const khost_kernel khost__triton_nvfp4_gemv = {
@@ -89,4 +130,5 @@ const khost_kernel khost__triton_nvfp4_gemv = {
     .device_type = KHOST_DEVICE_CUDA,
     .run = run,
     .supports = supports,
+    .workspace_size = workspace_size,
 };

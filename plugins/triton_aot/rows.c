@@ -71,10 +71,8 @@ int khost__triton_rows_run(const khost_input *in, const khost__triton_rows_op *o
   int status = prepare(in, op, &call, &v);
   if (status != KHOST_STATUS_OK) return status;
   size_t scratch_bytes = workspace_of(op, v, &call.shape);
-  if (scratch_bytes && (!in->workspace || in->workspace_bytes < scratch_bytes))
-    return khost__triton_errorf(in->error, in->error_size, KHOST_STATUS_INVALID_ARGUMENT,
-                                "variant %s needs %zu bytes of workspace, the call has %zu", v->name,
-                                scratch_bytes, in->workspace ? in->workspace_bytes : 0);
+  status = khost__triton_check_workspace(in, v, scratch_bytes);
+  if (status != KHOST_STATUS_OK) return status;
   int32_t m = (int32_t)call.shape.m, n = (int32_t)call.shape.n;
   void *args[] = {&call.in, &call.out, &m, &n, (void *)&in->workspace};
   const unsigned int grid[3] = {(unsigned int)op->programs(v, &call.shape), 1, 1};

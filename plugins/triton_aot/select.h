@@ -38,6 +38,11 @@ typedef struct khost__triton_rule {
 int khost__triton_select(const khost__triton_rule *rule, const khost__triton_shape *s,
                          const khost__triton_variant **out, char *err, size_t err_size);
 
+/* Nonzero when KHOST_TRITON_VARIANT decides op's variant (it names one of op's
+ * variants, or none at all): khost__triton_select then asks no rule, so a caller
+ * need not gather the device facts only a rule reads. */
+int khost__triton_forces(const char *op);
+
 /* The part of cannot_run every op shares: the element type (only its size when
  * size_only) and the alignment promise. NULL when both hold. */
 const char *khost__triton_misfit(const khost__triton_variant *v, const khost__triton_shape *s, int size_only);

@@ -19,6 +19,8 @@ only the fp32 accumulation rounds.
 import triton
 import triton.language as tl
 
+from cluster import cluster_sync
+
 # Doubled e2m1 magnitudes 0, 0.5, 1, 1.5 and 2, 3, 4, 6 as bytes: prmt's low and high table.
 TABLE_LO = 0x03020100
 TABLE_HI = 0x0C080604
@@ -83,12 +85,12 @@ def _tile_dot(acc, a, sa, v, sv, zero):
 
 
 @triton.jit
-def _load_tile(a_rows, sfa_rows, v_base, sfv_base, g, ks, GROUPS: tl.constexpr):
-    """One tile, masked past ks (a zero word or scale adds nothing). a and its scales are
+def _load_tile(a_rows, sfa_rows, v_base, sfv_base, g, end, GROUPS: tl.constexpr):
+    """One tile, masked from word end on (a zero word or scale adds nothing). a and its scales are
     read once: evict_first lets them replace each other in L2 instead of evicting other
     data (dirty lines, which would cost a write-back), v and its scales stay."""
     cols = g + tl.arange(0, GROUPS)
-    ok = cols < ks
+    ok = cols < end
     a_t = tl.load(a_rows + cols[None, :], mask=ok[None, :], other=0, eviction_policy="evict_first")
     sa_t = tl.load(sfa_rows + cols[None, :], mask=ok[None, :], other=0, eviction_policy="evict_first")
     v_t = tl.load(v_base + cols, mask=ok, other=0)
@@ -97,24 +99,58 @@ def _load_tile(a_rows, sfa_rows, v_base, sfv_base, g, ks, GROUPS: tl.constexpr):
 
 
 @triton.jit
-def nvfp4_gemv(a, sfa, v, sfv, c, m, ks, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr):
-    """a [l][m][ks] and v [l][ks] int64 words; sfa [l][m][ks], sfv [l][ks] e4m3 bytes;
-    c [l][m] fp16. Grid (m / BLOCK_M, l); the launcher guarantees m % BLOCK_M == 0.
+def _row_sums(a, sfa, v, sfv, m, ks, batch, rows, start, end, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr):
+    """The sums of words start..end (start a multiple of 2) of the given rows of batch.
     Registers double-buffer the stream: the next tile loads while this one is reduced.
     (Triton's shared-memory pipelining would drop the evict_first hint.)"""
     GROUPS: tl.constexpr = BLOCK_K // 16
-    batch = tl.program_id(1).to(tl.int64)
-    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
     a_rows = a + batch * m * ks + rows[:, None] * ks
     sfa_rows = sfa + batch * m * ks + rows[:, None] * ks
     v_base = v + batch * ks
     sfv_base = sfv + batch * ks
     zero = m >> 31
     acc = tl.zeros((BLOCK_M, GROUPS), dtype=tl.float32)
-    a_t, sa_t, v_t, sv_t = _load_tile(a_rows, sfa_rows, v_base, sfv_base, 0, ks, GROUPS)
-    # The last pass loads a tile wholly past ks: all masked, no memory traffic.
-    for g in range(GROUPS, ks + GROUPS, GROUPS):
-        a_n, sa_n, v_n, sv_n = _load_tile(a_rows, sfa_rows, v_base, sfv_base, g, ks, GROUPS)
+    a_t, sa_t, v_t, sv_t = _load_tile(a_rows, sfa_rows, v_base, sfv_base, start, end, GROUPS)
+    # The last pass loads a tile wholly past end: all masked, no memory traffic.
+    for g in range(start + GROUPS, end + GROUPS, GROUPS):
+        a_n, sa_n, v_n, sv_n = _load_tile(a_rows, sfa_rows, v_base, sfv_base, g, end, GROUPS)
         acc = _tile_dot(acc, a_t, sa_t, v_t, sv_t, zero)
         a_t, sa_t, v_t, sv_t = a_n, sa_n, v_n, sv_n
-    tl.store(c + batch * m + rows, tl.sum(acc, axis=1).to(tl.float16))
+    return tl.sum(acc, axis=1)
+
+
+@triton.jit
+def nvfp4_gemv(a, sfa, v, sfv, c, m, ks, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr):
+    """a [l][m][ks] and v [l][ks] int64 words; sfa [l][m][ks], sfv [l][ks] e4m3 bytes;
+    c [l][m] fp16. Grid (m / BLOCK_M, l); the launcher guarantees m % BLOCK_M == 0."""
+    batch = tl.program_id(1).to(tl.int64)
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    sums = _row_sums(a, sfa, v, sfv, m, ks, batch, rows, 0, ks, BLOCK_M, BLOCK_K)
+    tl.store(c + batch * m + rows, sums.to(tl.float16))
+
+
+@triton.jit
+def nvfp4_gemv_split(a, sfa, v, sfv, c, m, ks, part, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr,
+                     SPLIT: tl.constexpr):
+    """As nvfp4_gemv, with each row block's k split over a cluster of SPLIT programs, for
+    grids of too few row blocks to fill the GPU. Grid (m / BLOCK_M * SPLIT, l) in clusters
+    of SPLIT along x (the launcher's job, with ks % (2 * SPLIT) == 0): program p takes
+    words slice * ks / SPLIT .. of row block p // SPLIT, slice = p % SPLIT. part [l][m /
+    BLOCK_M][SPLIT][BLOCK_M] fp32 holds the slices' sums (each slot written before it
+    is read: no clearing); the first program adds them in slice order."""
+    pid = tl.program_id(0)
+    piece = pid % SPLIT
+    block = pid // SPLIT
+    batch = tl.program_id(1).to(tl.int64)
+    rows = block * BLOCK_M + tl.arange(0, BLOCK_M)
+    # Written as a multiple of 2 so that the compiler keeps 16-byte loads.
+    span = (ks // (2 * SPLIT)) * 2
+    sums = _row_sums(a, sfa, v, sfv, m, ks, batch, rows, piece * span, piece * span + span, BLOCK_M, BLOCK_K)
+    slots = part + (batch * (m // BLOCK_M) + block) * (SPLIT * BLOCK_M)
+    tl.store(slots + piece * BLOCK_M + tl.arange(0, BLOCK_M), sums)
+    after = cluster_sync(piece) - piece
+    if piece == 0:
+        # .cg: the peers' lines are read from L2, past this multiprocessor's L1.
+        peers = tl.load(slots + after + tl.arange(0, SPLIT)[:, None] * BLOCK_M + tl.arange(0, BLOCK_M)[None, :],
+                        cache_modifier=".cg")
+        tl.store(c + batch * m + rows, tl.sum(peers, axis=0).to(tl.float16))

@@ -19,6 +19,8 @@ programs together, so the barrier cannot wait on a program that has not started.
 import triton
 import triton.language as tl
 
+from cluster import cluster_sync
+
 LOG2E = tl.constexpr(1.4426950408889634)
 # MUFU.EX2 alone. Triton's own exp also rescales arguments so that results below 2^-126
 # come out subnormal, three more instructions per element; a softmax term that small
@@ -28,16 +30,6 @@ _EX2_FTZ = tl.constexpr("ex2.approx.ftz.f32 $0, $1;")
 # not (evict_first lets them replace each other instead of the rest of the row).
 KEEP = tl.constexpr("")
 LAST_USE = tl.constexpr("evict_first")
-
-
-# Every thread of the cluster arrives (its earlier stores released) and waits (later
-# loads acquire). $0 = $1 carries a dependency for the loads that must follow it.
-_CLUSTER_SYNC = tl.constexpr("barrier.cluster.arrive.release; barrier.cluster.wait.acquire; mov.b32 $0, $1;")
-
-
-@triton.jit
-def _cluster_sync(token):
-    return tl.inline_asm_elementwise(_CLUSTER_SYNC, "=r,r", [token], dtype=tl.int32, is_pure=False, pack=1)
 
 
 @triton.jit
@@ -135,7 +127,7 @@ def _exchange(part, row64, seg, seg_max, seg_sum, BLOCK_M: tl.constexpr):
     slots = part + row64 * (2 * BLOCK_M)
     tl.store(slots + 2 * seg, seg_max)
     tl.store(slots + 2 * seg + 1, seg_sum)
-    peers = 2 * tl.arange(0, BLOCK_M) + (_cluster_sync(seg) - seg)
+    peers = 2 * tl.arange(0, BLOCK_M) + (cluster_sync(seg) - seg)
     # .cg: the peers' lines are read from L2, past this multiprocessor's L1.
     maxes = tl.load(slots + peers, cache_modifier=".cg")
     sums = tl.load(slots + peers + 1, cache_modifier=".cg")
