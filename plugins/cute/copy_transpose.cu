@@ -144,7 +144,7 @@ int launch(const khost_input *in, const khost__rows &rows)
   int64_t tiles_n = ceil_div(rows.n, tile), tiles = ceil_div(rows.m, tile) * tiles_n;
   if (tiles > INT32_MAX)
     return khost__input_fail(in, KHOST_STATUS_UNSUPPORTED, "%lld tiles exceed the grid limit",
-                            (long long)tiles);
+                             (long long)tiles);
   cudaStream_t stream = (cudaStream_t)in->stream;
   int m = int(rows.m), n = int(rows.n);
   if (words) {

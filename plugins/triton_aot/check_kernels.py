@@ -71,7 +71,7 @@ def _ex2_ftz(x):
 
 
 # The interpreter runs programs one after another, so a barrier has nothing to wait for
-# (check_softmax runs the cluster kernel twice instead).
+# (launch_cluster runs a cluster kernel twice instead).
 BARRIERS = ("barrier.cluster.arrive.release", "barrier.cluster.wait.acquire")
 
 
@@ -219,6 +219,17 @@ def kernel_of(variant):
     return module[variant["function"]]
 
 
+def launch_cluster(variant, grid, args, part_floats):
+    """Runs a kernel whose programs exchange values through `part` across a cluster
+    barrier. Programs run one after another here, so a program reads the slots of the
+    peers after it before they are written: the first run leaves every slot filled
+    (poisoned before), the second reads them as the barrier would have let it. Both runs
+    write the same slots."""
+    part = np.full(part_floats, np.nan, np.float32)
+    for _ in range(2):
+        launch(variant, grid, *args, Pointer(part, "float32"))
+
+
 def launch(variant, grid, *args):
     fn = kernel_of(variant)
     fn[grid](*args, **variant["constexprs"])
@@ -293,12 +304,7 @@ def run_softmax(variant, m, n, x, y):
         rows = c["BLOCK_M"] if variant["function"] == "softmax_tile" else 1
         launch(variant, (-(-m // rows), ), *args)
         return
-    # Programs run one after another here, so a program reads the slots of the peers after
-    # it before they are written: the first run leaves every slot filled (poisoned before),
-    # the second reads them as the barrier would have let it. Both runs write the same slots.
-    part = np.full(m * c["BLOCK_M"] * 2, np.nan, np.float32)
-    for _ in range(2):
-        launch(variant, (m * c["BLOCK_M"], ), *args, Pointer(part, "float32"))
+    launch_cluster(variant, (m * c["BLOCK_M"], ), args, m * c["BLOCK_M"] * 2)
 
 
 def check_softmax(variant, rng):
@@ -353,11 +359,8 @@ def run_gemv(variant, m, k, l, *tensors):
     if split == 1:
         launch(variant, (m // variant["constexprs"]["BLOCK_M"], l), *args, m, k // 16)
         return
-    # As run_softmax: the second run reads every peer's slot as the barrier would let it.
-    part = np.full(l * m * split, np.nan, np.float32)
-    for _ in range(2):
-        launch(variant, (m // variant["constexprs"]["BLOCK_M"] * split, l), *args, m, k // 16,
-               Pointer(part, "float32"))
+    launch_cluster(variant, (m // variant["constexprs"]["BLOCK_M"] * split, l), (*args, m, k // 16),
+                   l * m * split)
 
 
 def check_gemv(variant, rng):

@@ -135,9 +135,9 @@ def nvfp4_gemv_split(a, sfa, v, sfv, c, m, ks, part, BLOCK_M: tl.constexpr, BLOC
     """As nvfp4_gemv, with each row block's k split over a cluster of SPLIT programs, for
     grids of too few row blocks to fill the GPU. Grid (m / BLOCK_M * SPLIT, l) in clusters
     of SPLIT along x (the launcher's job, with ks % (2 * SPLIT) == 0): program p takes
-    words slice * ks / SPLIT .. of row block p // SPLIT, slice = p % SPLIT. part [l][m /
+    words piece * ks / SPLIT .. of row block p // SPLIT, piece = p % SPLIT. part [l][m /
     BLOCK_M][SPLIT][BLOCK_M] fp32 holds the slices' sums (each slot written before it
-    is read: no clearing); the first program adds them in slice order."""
+    is read: no clearing); the first program adds them in piece order."""
     pid = tl.program_id(0)
     piece = pid % SPLIT
     block = pid // SPLIT

@@ -13,8 +13,7 @@ rows in flight at once must fit in L2 with room to spare, which the launch shape
 two programs of 16 warps (16-bit types) or one of 32 (fp32) per multiprocessor.
 softmax_cluster reads a long row once: a cluster of BLOCK_M programs shares the row,
 each holding one segment in registers. They exchange their segments' maximum and sum
-through global memory across one cluster barrier; the hardware schedules a cluster's
-programs together, so the barrier cannot wait on a program that has not started.
+through global memory across one cluster barrier (cluster.py).
 """
 import triton
 import triton.language as tl
