@@ -217,18 +217,17 @@ __device__ __forceinline__ void reduce_rows(float (&x)[R], int t, Emit &&emit)
 /* TPR lanes share a group of R rows; W such lane groups (warps, as W > 1 only
  * when TPR is a warp) split the group's steps: lane group `slice` takes steps
  * slice, slice + W, ..., so at any time the W warps of a group read adjacent
- * spans of its rows. */
+ * spans of its rows. The block's groups are first_group, first_group + 1, ... */
 template <int TPR, int W>
-__global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
-    gemv_rows(const uint128_t *a, const uint16_t *sfa, const uint128_t *v, const uint16_t *sfv, __half *c,
-              int rows, int m, int chunks_per_row)
+__device__ __forceinline__ void row_groups(const uint128_t *a, const uint16_t *sfa, const uint128_t *v,
+                                           const uint16_t *sfv, __half *c, int rows, int m,
+                                           int chunks_per_row, int first_group)
 {
   using namespace cute;
   constexpr int LANE_GROUPS = THREADS / TPR;
-  constexpr int GROUPS = LANE_GROUPS / W; /* row groups per block */
   __shared__ float partial[W > 1 ? LANE_GROUPS : 1][R];
   int t = int(threadIdx.x) % TPR, lane_group = int(threadIdx.x) / TPR, slice = lane_group % W;
-  int group = int(blockIdx.x) * GROUPS + lane_group / W;
+  int group = first_group + lane_group / W;
   bool group_valid = group * R < rows; /* rows % R == 0: a group is wholly in or out */
   int batch = group_valid ? group * R / m : 0;
 
@@ -286,6 +285,26 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
   }
 }
 
+/* Blocks before head_blocks take their groups W warps a group; with TAIL_W >
+ * W, the later ones (the grid's last, partial wave) TAIL_W warps a group, so
+ * that the wave's few groups still keep every warp slot busy. */
+template <int TPR, int W, int TAIL_W>
+__global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
+    gemv_rows(const uint128_t *a, const uint16_t *sfa, const uint128_t *v, const uint16_t *sfv, __half *c,
+              int rows, int m, int chunks_per_row, int head_blocks)
+{
+  constexpr int LANE_GROUPS = THREADS / TPR;
+  int block = int(blockIdx.x);
+  if constexpr (TAIL_W > W) {
+    if (block >= head_blocks) {
+      int first = head_blocks * (LANE_GROUPS / W) + (block - head_blocks) * (LANE_GROUPS / TAIL_W);
+      row_groups<TPR, TAIL_W>(a, sfa, v, sfv, c, rows, m, chunks_per_row, first);
+      return;
+    }
+  }
+  row_groups<TPR, W>(a, sfa, v, sfv, c, rows, m, chunks_per_row, block * (LANE_GROUPS / W));
+}
+
 /* The shared checks (plugins/common), then what this kernel declines: rows in
  * 16-byte chunks and groups of R, 32-bit row indices, 16-byte aligned a and v. */
 int check(const khost_input *in, khost__gemv *args)
@@ -306,16 +325,18 @@ int check(const khost_input *in, khost__gemv *args)
   return KHOST_STATUS_OK;
 }
 
-template <int TPR, int W>
-int launch(const khost_input *in, const khost__gemv &args)
+/* head_blocks as gemv_rows's; it matters only with TAIL_W > W. */
+template <int TPR, int W, int TAIL_W = W>
+int launch(const khost_input *in, const khost__gemv &args, int head_blocks = 0)
 {
-  int rows = int(args.l * args.m), chunks_per_row = int(args.k / 32);
-  constexpr int ROWS_PER_BLOCK = THREADS / TPR / W * R;
-  int blocks = (rows + ROWS_PER_BLOCK - 1) / ROWS_PER_BLOCK;
-  gemv_rows<TPR, W><<<blocks, THREADS, 0, (cudaStream_t)in->stream>>>(
+  int rows = int(args.l * args.m), chunks_per_row = int(args.k / 32), groups = rows / R;
+  constexpr int HEAD_GROUPS = THREADS / TPR / W, TAIL_GROUPS = THREADS / TPR / TAIL_W; /* per block */
+  int blocks = TAIL_W > W ? head_blocks + (groups - head_blocks * HEAD_GROUPS + TAIL_GROUPS - 1) / TAIL_GROUPS
+                          : (groups + HEAD_GROUPS - 1) / HEAD_GROUPS;
+  gemv_rows<TPR, W, TAIL_W><<<blocks, THREADS, 0, (cudaStream_t)in->stream>>>(
       static_cast<const uint128_t *>(args.a), static_cast<const uint16_t *>(args.sfa),
       static_cast<const uint128_t *>(args.v), static_cast<const uint16_t *>(args.sfv),
-      static_cast<__half *>(args.c), rows, int(args.m), chunks_per_row);
+      static_cast<__half *>(args.c), rows, int(args.m), chunks_per_row, head_blocks);
   KHOST__CUTE_CHECK(in, cudaGetLastError());
   return KHOST_STATUS_OK;
 }
@@ -326,28 +347,44 @@ int supports(const khost_input *in)
   return check(in, &args);
 }
 
-/* Warps per row group for rows of 32 chunks or more: 1, or 2 or 4 (a block's
- * warps) while the grid's warps still all fit on the GPU at once and each keeps
- * 4 steps or more. Few, long rows would otherwise leave most warp slots empty
- * (GPU MODE's m = 7168, k = 16384: 1792 groups for 3696 resident warps on an
- * H200; with 2 warps a group, 73% of copy instead of 63%). Shorter shares
- * measured worse: blocks of one or two steps spend their life starting up. */
-int warps_per_group(const khost_input *in, const khost__gemv &args, int *w)
+/* Warps a row group gets when its block runs in the grid's last, partial wave. */
+constexpr int TAIL_W = THREADS / WARP;
+
+/* How a grid of rows of 32 chunks or more is cut.
+ * W, warps per row group: 1, or 2 or 4 (a block's warps) while the grid's warps
+ * still all fit on the GPU at once and each keeps 4 steps or more. Few, long
+ * rows would otherwise leave most warp slots empty (GPU MODE's m = 7168, k =
+ * 16384: 1792 groups for 3696 resident warps on an H200; with 2 warps a group,
+ * 73% of copy instead of 63%). Shorter shares measured worse: blocks of one or
+ * two steps spend their life starting up.
+ * head_blocks, for W = 1 over more than one wave: the blocks of the whole waves,
+ * when the groups left for the last wave, at TAIL_W warps each, fit in one wave
+ * and give every warp a step or more (else 0: no tail). GPU MODE's m = 4096, k
+ * = 7168, l = 8: 2048 blocks for 924 slots, whose last 800 groups would
+ * otherwise run 200 blocks on 132 SMs (83% of copy instead of 80%). */
+int plan(const khost_input *in, const khost__gemv &args, int *w, int *head_blocks)
 {
-  int device = 0, sms = 0, per_sm = 0;
+  int device = 0, sms = 0, per_sm = 0, tail_per_sm = 0;
   KHOST__CUTE_CHECK(in, cudaGetDevice(&device));
   KHOST__CUTE_CHECK(in, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  KHOST__CUTE_CHECK(in,
-                    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, gemv_rows<WARP, 1>, THREADS, 0));
+  KHOST__CUTE_CHECK(
+      in, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, gemv_rows<WARP, 1, 1>, THREADS, 0));
+  KHOST__CUTE_CHECK(in, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                            &tail_per_sm, gemv_rows<WARP, 1, TAIL_W>, THREADS, 0));
+  constexpr int WARPS = THREADS / WARP;
   int64_t groups = args.l * args.m / R, steps = (args.k / 32 + WARP - 1) / WARP;
-  int64_t resident = int64_t(sms) * per_sm * (THREADS / WARP);
+  int64_t resident = int64_t(sms) * per_sm * WARPS;
   *w = 1;
-  while (2 * *w <= THREADS / WARP && groups * 2 * *w <= resident && steps >= 4 * 2 * *w) *w *= 2;
+  while (2 * *w <= WARPS && groups * 2 * *w <= resident && steps >= 4 * 2 * *w) *w *= 2;
+  int64_t slots = int64_t(sms) * tail_per_sm, blocks = (groups + WARPS - 1) / WARPS;
+  int64_t head = slots > 0 ? blocks / slots * slots : 0, tail = groups - head * WARPS;
+  bool split = *w == 1 && head > 0 && tail > 0 && tail * TAIL_W <= slots * WARPS && steps >= TAIL_W;
+  *head_blocks = split ? int(head) : 0;
   return KHOST_STATUS_OK;
 }
 
-/* TPR: the widest power of two up to a warp that a row's chunks fill; W for rows
- * of a warp's width and more. */
+/* TPR: the widest power of two up to a warp that a row's chunks fill; W and
+ * the tail for rows of a warp's width and more. */
 int run(const khost_input *in)
 {
   khost__gemv args;
@@ -355,9 +392,10 @@ int run(const khost_input *in)
   if (status != KHOST_STATUS_OK) return status;
   int64_t chunks_per_row = args.k / 32;
   if (chunks_per_row >= 32) {
-    int w = 1;
-    status = warps_per_group(in, args, &w);
+    int w = 1, head_blocks = 0;
+    status = plan(in, args, &w, &head_blocks);
     if (status != KHOST_STATUS_OK) return status;
+    if (head_blocks > 0) return launch<32, 1, TAIL_W>(in, args, head_blocks);
     switch (w) {
     case 4: return launch<32, 4>(in, args);
     case 2: return launch<32, 2>(in, args);
@@ -374,5 +412,5 @@ int run(const khost_input *in)
 } // namespace
 
 const khost_kernel khost__cute_nvfp4_gemv = {
-  sizeof(khost_kernel), "nvfp4_gemv", KHOST_DEVICE_CUDA, run, supports, nullptr,
+    sizeof(khost_kernel), "nvfp4_gemv", KHOST_DEVICE_CUDA, run, supports, nullptr,
 };
