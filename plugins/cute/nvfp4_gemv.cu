@@ -10,7 +10,8 @@
  * 4 scale pairs, 1 v chunk, 1 scale pair: 90 bytes) before using any. Blocks
  * are 4 warps: at 70 registers 7 fit an SM (28 warps). When rows are few and
  * long (the grid's warps would not fill the GPU, rows of 8 steps or more), 2 or
- * 4 warps share a group's steps and add their sums in shared memory.
+ * 4 warps share a group's steps and add their sums in shared memory; so do 4
+ * warps for each group of a grid's last, partial wave (plan()).
  *
  * Arithmetic is exact until the fp32 accumulation: e2m1 values doubled are the
  * integers 0, +-1, 2, 3, 4, 6, 8, 12; a block of 16 products sums to at most
@@ -361,7 +362,8 @@ constexpr int TAIL_W = THREADS / WARP;
  * when the groups left for the last wave, at TAIL_W warps each, fit in one wave
  * and give every warp a step or more (else 0: no tail). GPU MODE's m = 4096, k
  * = 7168, l = 8: 2048 blocks for 924 slots, whose last 800 groups would
- * otherwise run 200 blocks on 132 SMs (83% of copy instead of 80%). */
+ * otherwise run 200 blocks on 132 SMs (84% of copy instead of 80%, on an H200:
+ * docs/PERF.md run R). */
 int plan(const khost_input *in, const khost__gemv &args, int *w, int *head_blocks)
 {
   int device = 0, sms = 0, per_sm = 0, tail_per_sm = 0;
