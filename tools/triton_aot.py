@@ -37,6 +37,7 @@ ARG_LETTERS = {"i32": "i", "i64": "l"}
 REQUIRED = ("name", "op", "source", "function", "signature", "constexprs", "num_warps", "num_stages",
             "dtype", "aligned")
 EXPORTED_CONSTEXPRS = ("BLOCK_M", "BLOCK_N", "BLOCK_K")
+CLUSTER = "CLUSTER"  # a kernel constexpr the compiler sets from the variant's cluster
 
 
 class ManifestError(Exception):
@@ -70,12 +71,23 @@ def arg_letter(ty):
     return ARG_LETTERS[ty]
 
 
-def parse_signature(fn, variant):
+def constexprs_of(fn, variant):
+    """The manifest's constants, plus CLUSTER (the variant's cluster size) for a kernel
+    that declares it, so that a kernel's idea of its cluster cannot differ from the launch's."""
+    constexprs = dict(variant["constexprs"])
+    if CLUSTER in constexprs:
+        raise ManifestError(f"{variant['name']}: {CLUSTER} comes from the variant's cluster, not its constexprs")
+    if CLUSTER in fn.arg_names:
+        constexprs[CLUSTER] = variant.get("cluster", 1)
+    return constexprs
+
+
+def parse_signature(fn, variant, constexprs):
     """Returns (ASTSource signature, attrs, argument letters) for one variant."""
     signature, attrs, letters = {}, {}, ""
     declared = dict(variant["signature"])
     for index, arg in enumerate(fn.arg_names):
-        if arg in variant["constexprs"]:
+        if arg in constexprs:
             signature[arg] = "constexpr"
             continue
         if arg not in declared:
@@ -113,8 +125,9 @@ def compile_variant(kernels_dir, variant):
 
     start = time.monotonic()
     fn = kernel_function(kernels_dir, variant["source"], variant["function"])
-    signature, attrs, letters = parse_signature(fn, variant)
-    source = ASTSource(fn, signature, dict(variant["constexprs"]), attrs)
+    constexprs = constexprs_of(fn, variant)
+    signature, attrs, letters = parse_signature(fn, variant, constexprs)
+    source = ASTSource(fn, signature, constexprs, attrs)
     options = {"num_warps": variant["num_warps"], "num_stages": variant["num_stages"]}
     compiled = triton.compile(source, target=GPUTarget("cuda", TARGET_ARCH, WARP_SIZE), options=options)
     md = compiled.metadata

@@ -9,6 +9,7 @@ per variant); exit status 0 when every variant passes.
 Usage: check_kernels.py [--only SUBSTRING] [--seed N]
 """
 import argparse
+import importlib.util
 import os
 import re
 import runpy
@@ -230,9 +231,20 @@ def launch_cluster(variant, grid, args, part_floats):
         launch(variant, grid, *args, Pointer(part, "float32"))
 
 
+def aot_compiler():
+    """tools/triton_aot.py, for the constants it gives each variant (constexprs_of)."""
+    if "khost_triton_aot" not in sys.modules:
+        spec = importlib.util.spec_from_file_location("khost_triton_aot",
+                                                      os.path.join(HERE, "..", "..", "tools", "triton_aot.py"))
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        sys.modules["khost_triton_aot"] = module
+    return sys.modules["khost_triton_aot"]
+
+
 def launch(variant, grid, *args):
     fn = kernel_of(variant)
-    fn[grid](*args, **variant["constexprs"])
+    fn[grid](*args, **aot_compiler().constexprs_of(fn, variant))
 
 
 def rows_shapes(variant):
@@ -346,7 +358,7 @@ def unpack_e2m1(packed):
 
 def gemv_shapes(variant):
     """Full tiles and a partial one; a partial tile alone; exactly one full tile (for a
-    split variant: in each of its SPLIT slices of k)."""
+    split variant: in each of its CLUSTER slices of k)."""
     bm, bk, split = variant["constexprs"]["BLOCK_M"], variant["constexprs"]["BLOCK_K"], variant["cluster"]
     if split == 1:
         return ((bm * 2, 2 * bk + 64 * 3, 2), (bm, 64, 1), (bm, bk, 3))

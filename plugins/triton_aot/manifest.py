@@ -58,7 +58,7 @@ def _nvfp4_gemv():
 
     def split(bm, bk, w, sp):
         return _variant(f"gemv_split{sp}_m{bm}_k{bk}_w{w}", "nvfp4_gemv", "nvfp4_gemv.py", "nvfp4_gemv_split",
-                        dict(signature, part="*fp32:16"), {"BLOCK_M": bm, "BLOCK_K": bk, "SPLIT": sp}, w, "e2m1",
+                        dict(signature, part="*fp32:16"), {"BLOCK_M": bm, "BLOCK_K": bk}, w, "e2m1",
                         True, cluster=sp)
 
     return [plain(16, 1024, 4), split(8, 2048, 2, 2), plain(8, 2048, 2)]

@@ -131,26 +131,27 @@ def nvfp4_gemv(a, sfa, v, sfv, c, m, ks, BLOCK_M: tl.constexpr, BLOCK_K: tl.cons
 
 @triton.jit
 def nvfp4_gemv_split(a, sfa, v, sfv, c, m, ks, part, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr,
-                     SPLIT: tl.constexpr):
-    """As nvfp4_gemv, with each row block's k split over a cluster of SPLIT programs, for
-    grids of too few row blocks to fill the GPU. Grid (m / BLOCK_M * SPLIT, l) in clusters
-    of SPLIT along x (the launcher's job, with ks % (2 * SPLIT) == 0): program p takes
-    words piece * ks / SPLIT .. of row block p // SPLIT, piece = p % SPLIT. part [l][m /
-    BLOCK_M][SPLIT][BLOCK_M] fp32 holds the slices' sums (each slot written before it
+                     CLUSTER: tl.constexpr):
+    """As nvfp4_gemv, with each row block's k split over a cluster of CLUSTER programs (set
+    by tools/triton_aot.py from the variant's cluster), for grids of too few row blocks to
+    fill the GPU. Grid (m / BLOCK_M * CLUSTER, l) in clusters of CLUSTER along x (the
+    launcher's job, with ks % (2 * CLUSTER) == 0): program p takes words piece * ks /
+    CLUSTER .. of row block p // CLUSTER, piece = p % CLUSTER. part [l][m /
+    BLOCK_M][CLUSTER][BLOCK_M] fp32 holds the slices' sums (each slot written before it
     is read: no clearing); the first program adds them in piece order."""
     pid = tl.program_id(0)
-    piece = pid % SPLIT
-    block = pid // SPLIT
+    piece = pid % CLUSTER
+    block = pid // CLUSTER
     batch = tl.program_id(1).to(tl.int64)
     rows = block * BLOCK_M + tl.arange(0, BLOCK_M)
     # Written as a multiple of 2 so that the compiler keeps 16-byte loads.
-    span = (ks // (2 * SPLIT)) * 2
+    span = (ks // (2 * CLUSTER)) * 2
     sums = _row_sums(a, sfa, v, sfv, m, ks, batch, rows, piece * span, piece * span + span, BLOCK_M, BLOCK_K)
-    slots = part + (batch * (m // BLOCK_M) + block) * (SPLIT * BLOCK_M)
+    slots = part + (batch * (m // BLOCK_M) + block) * (CLUSTER * BLOCK_M)
     tl.store(slots + piece * BLOCK_M + tl.arange(0, BLOCK_M), sums)
     after = cluster_sync(piece) - piece
     if piece == 0:
         # .cg: the peers' lines are read from L2, past this multiprocessor's L1.
-        peers = tl.load(slots + after + tl.arange(0, SPLIT)[:, None] * BLOCK_M + tl.arange(0, BLOCK_M)[None, :],
+        peers = tl.load(slots + after + tl.arange(0, CLUSTER)[:, None] * BLOCK_M + tl.arange(0, BLOCK_M)[None, :],
                         cache_modifier=".cg")
         tl.store(c + batch * m + rows, tl.sum(peers, axis=0).to(tl.float16))
