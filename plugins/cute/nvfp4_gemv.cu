@@ -369,10 +369,10 @@ int plan(const khost_input *in, const khost__gemv &args, int *w, int *head_block
   int device = 0, sms = 0, per_sm = 0, tail_per_sm = 0;
   KHOST__CUTE_CHECK(in, cudaGetDevice(&device));
   KHOST__CUTE_CHECK(in, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  KHOST__CUTE_CHECK(
-      in, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, gemv_rows<WARP, 1, 1>, THREADS, 0));
-  KHOST__CUTE_CHECK(in, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                            &tail_per_sm, gemv_rows<WARP, 1, TAIL_W>, THREADS, 0));
+  KHOST__CUTE_CHECK(in,
+                    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, gemv_rows<WARP, 1, 1>, THREADS, 0));
+  KHOST__CUTE_CHECK(in, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&tail_per_sm, gemv_rows<WARP, 1, TAIL_W>,
+                                                                      THREADS, 0));
   constexpr int WARPS = THREADS / WARP;
   int64_t groups = args.l * args.m / R, steps = (args.k / 32 + WARP - 1) / WARP;
   int64_t resident = int64_t(sms) * per_sm * WARPS;
@@ -414,5 +414,5 @@ int run(const khost_input *in)
 } // namespace
 
 const khost_kernel khost__cute_nvfp4_gemv = {
-    sizeof(khost_kernel), "nvfp4_gemv", KHOST_DEVICE_CUDA, run, supports, nullptr,
+  sizeof(khost_kernel), "nvfp4_gemv", KHOST_DEVICE_CUDA, run, supports, nullptr,
 };
