@@ -213,13 +213,6 @@ def decode(array, dtype):
     return bf16_to_f64(array) if dtype == "bf16" else array.astype(np.float64)
 
 
-def kernel_of(variant):
-    if os.path.join(HERE, "kernels") not in sys.path:  # kernels import cluster.py
-        sys.path.insert(0, os.path.join(HERE, "kernels"))
-    module = runpy.run_path(os.path.join(HERE, "kernels", variant["source"]))
-    return module[variant["function"]]
-
-
 def launch_cluster(variant, grid, args, part_floats):
     """Runs a kernel whose programs exchange values through `part` across a cluster
     barrier. Programs run one after another here, so a program reads the slots of the
@@ -232,7 +225,7 @@ def launch_cluster(variant, grid, args, part_floats):
 
 
 def aot_compiler():
-    """tools/triton_aot.py, for the constants it gives each variant (constexprs_of)."""
+    """tools/triton_aot.py, for how it loads each kernel and the constants it gives it."""
     if "khost_triton_aot" not in sys.modules:
         spec = importlib.util.spec_from_file_location("khost_triton_aot",
                                                       os.path.join(HERE, "..", "..", "tools", "triton_aot.py"))
@@ -243,8 +236,9 @@ def aot_compiler():
 
 
 def launch(variant, grid, *args):
-    fn = kernel_of(variant)
-    fn[grid](*args, **aot_compiler().constexprs_of(fn, variant))
+    aot = aot_compiler()
+    fn = aot.kernel_function(os.path.join(HERE, "kernels"), variant["source"], variant["function"])
+    fn[grid](*args, **aot.constexprs_of(fn, variant))
 
 
 def rows_shapes(variant):
@@ -304,7 +298,7 @@ def softmax_shapes(variant):
     c = variant["constexprs"]
     if variant["function"] == "softmax_cluster":
         # The longest row; one that leaves the last program empty; one just past one program.
-        full = c["BLOCK_M"] * c["BLOCK_N"]
+        full = variant["cluster"] * c["BLOCK_N"]
         return [(2, full), (3, full - c["BLOCK_N"] - 16), (2, c["BLOCK_N"] + 16)]
     return rows_shapes(variant)
 
@@ -316,7 +310,7 @@ def run_softmax(variant, m, n, x, y):
         rows = c["BLOCK_M"] if variant["function"] == "softmax_tile" else 1
         launch(variant, (-(-m // rows), ), *args)
         return
-    launch_cluster(variant, (m * c["BLOCK_M"], ), args, m * c["BLOCK_M"] * 2)
+    launch_cluster(variant, (m * variant["cluster"], ), args, m * variant["cluster"] * 2)
 
 
 def check_softmax(variant, rng):

@@ -98,7 +98,7 @@ def _softmax_cluster(dt):
     c, bn, w = 8, 8192, 4
     signature = dict(_rowwise_signature(dt, True), part="*fp32:16")
     return [_variant(f"softmax_{dt}_cluster_c{c}_n{bn}_w{w}", "softmax_online", "softmax_online.py",
-                     "softmax_cluster", signature, {"BLOCK_M": c, "BLOCK_N": bn}, w, dt, True, cluster=c)]
+                     "softmax_cluster", signature, {"BLOCK_N": bn}, w, dt, True, cluster=c)]
 
 
 def _softmax_online():

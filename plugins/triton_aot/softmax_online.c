@@ -1,7 +1,7 @@
 /* softmax_online on kernels/softmax_online.py. Rule (measured on an H200,
  * docs/TRITON_AOT.md): the first variant in manifest order that can run the input:
  * whole-row tiles (softmax_tile, n <= block_n) from the narrowest up, then rows split
- * over a cluster (softmax_cluster, block_n < n <= block_m * block_n), then the online
+ * over a cluster (softmax_cluster, block_n < n <= cluster * block_n), then the online
  * two-sweep kernel (softmax_stream) for longer rows. 16-byte-access variants need
  * aligned pointers and n % 16 == 0; the masked scalar ones run anything. */
 #include <stdint.h>
@@ -15,7 +15,7 @@ static int is_tile(const khost__triton_variant *v)
   return strcmp(v->function, "softmax_tile") == 0;
 }
 
-/* softmax_cluster: block_m programs (a cluster) per row, block_n elements each. */
+/* softmax_cluster: a cluster of v->cluster programs per row, block_n elements each. */
 static int is_cluster(const khost__triton_variant *v)
 {
   return strcmp(v->function, "softmax_cluster") == 0;
@@ -26,12 +26,10 @@ static const char *cannot_run(const khost__triton_variant *v, const khost__trito
   const char *misfit = khost__triton_misfit(v, s, 0);
   if (misfit) return misfit;
   if (is_tile(v) && s->n > v->block_n) return "rows longer than the tile";
-  /* The kernel's barrier spans block_m programs only when they are one cluster. */
-  if (is_cluster(v) && v->cluster != v->block_m) return "its cluster is not its programs per row";
-  if (is_cluster(v) && s->n > (int64_t)v->block_m * v->block_n) return "rows longer than the cluster holds";
+  if (is_cluster(v) && s->n > (int64_t)v->cluster * v->block_n) return "rows longer than the cluster holds";
   /* Shorter rows fit one program: a tile does them without the exchange. */
   if (is_cluster(v) && s->n <= v->block_n) return "rows short enough for one program";
-  if (is_cluster(v) && s->m > INT32_MAX / v->block_m) return "more programs than a grid holds";
+  if (is_cluster(v) && s->m > INT32_MAX / v->cluster) return "more programs than a grid holds";
   /* Offsets inside a tile of rows are 32-bit; the loop kernel's row bases are 64-bit. */
   if (is_tile(v) && (int64_t)v->block_m * s->n > INT32_MAX) return "a tile's offsets would overflow 32 bits";
   return NULL;
@@ -42,10 +40,10 @@ static int preferred(const khost__triton_variant *v, const khost__triton_shape *
   return 1;
 }
 
-/* softmax_stream runs one row per program, softmax_cluster block_m programs per row. */
+/* softmax_stream runs one row per program, softmax_cluster a cluster per row. */
 static int64_t programs(const khost__triton_variant *v, const khost__triton_shape *s)
 {
-  if (is_cluster(v)) return s->m * v->block_m;
+  if (is_cluster(v)) return s->m * v->cluster;
   int64_t rows = is_tile(v) ? v->block_m : 1;
   return (s->m + rows - 1) / rows;
 }
@@ -53,7 +51,7 @@ static int64_t programs(const khost__triton_variant *v, const khost__triton_shap
 /* softmax_cluster's exchange: a maximum and a sum (fp32) per row and program. */
 static size_t workspace(const khost__triton_variant *v, const khost__triton_shape *s)
 {
-  return is_cluster(v) ? (size_t)s->m * (size_t)v->block_m * 2 * sizeof(float) : 0;
+  return is_cluster(v) ? (size_t)s->m * (size_t)v->cluster * 2 * sizeof(float) : 0;
 }
 
 static const khost__triton_rows_op op = {

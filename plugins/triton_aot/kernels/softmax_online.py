@@ -11,7 +11,7 @@ and its loads and the row's stores are evict_first, so that lines used for the l
 time replace each other rather than the rest of the row. For the re-read to hit, the
 rows in flight at once must fit in L2 with room to spare, which the launch shape sets:
 two programs of 16 warps (16-bit types) or one of 32 (fp32) per multiprocessor.
-softmax_cluster reads a long row once: a cluster of BLOCK_M programs shares the row,
+softmax_cluster reads a long row once: a cluster of CLUSTER programs shares the row,
 each holding one segment in registers. They exchange their segments' maximum and sum
 through global memory across one cluster barrier (cluster.py).
 """
@@ -120,13 +120,13 @@ def softmax_stream(x, y, m, n, BLOCK_N: tl.constexpr):
 
 
 @triton.jit
-def _exchange(part, row64, seg, seg_max, seg_sum, BLOCK_M: tl.constexpr):
-    """The row's maximum and sum of exp(x - max) from its BLOCK_M segments' (part [m,
-    BLOCK_M, 2] fp32: every slot is written before it is read, so it needs no clearing)."""
-    slots = part + row64 * (2 * BLOCK_M)
+def _exchange(part, row64, seg, seg_max, seg_sum, CLUSTER: tl.constexpr):
+    """The row's maximum and sum of exp(x - max) from its CLUSTER segments' (part [m,
+    CLUSTER, 2] fp32: every slot is written before it is read, so it needs no clearing)."""
+    slots = part + row64 * (2 * CLUSTER)
     tl.store(slots + 2 * seg, seg_max)
     tl.store(slots + 2 * seg + 1, seg_sum)
-    peers = 2 * tl.arange(0, BLOCK_M) + (cluster_sync(seg) - seg)
+    peers = 2 * tl.arange(0, CLUSTER) + (cluster_sync(seg) - seg)
     # .cg: the peers' lines are read from L2, past this multiprocessor's L1.
     maxes = tl.load(slots + peers, cache_modifier=".cg")
     sums = tl.load(slots + peers + 1, cache_modifier=".cg")
@@ -135,13 +135,14 @@ def _exchange(part, row64, seg, seg_max, seg_sum, BLOCK_M: tl.constexpr):
 
 
 @triton.jit
-def softmax_cluster(x, y, m, n, part, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
-    """x, y [m, n] with n <= BLOCK_M * BLOCK_N. Grid m * BLOCK_M in clusters of
-    BLOCK_M programs (the launcher's job): program p holds segment p % BLOCK_M (BLOCK_N
-    elements) of row p // BLOCK_M; part as _exchange's."""
+def softmax_cluster(x, y, m, n, part, BLOCK_N: tl.constexpr, CLUSTER: tl.constexpr):
+    """x, y [m, n] with n <= CLUSTER * BLOCK_N. Grid m * CLUSTER in clusters of CLUSTER
+    programs (the launcher's; tools/triton_aot.py sets CLUSTER from the variant's
+    cluster): program p holds segment p % CLUSTER (BLOCK_N elements) of row p // CLUSTER;
+    part as _exchange's."""
     pid = tl.program_id(0)
-    seg = pid % BLOCK_M
-    row = (pid // BLOCK_M).to(tl.int64)
+    seg = pid % CLUSTER
+    row = (pid // CLUSTER).to(tl.int64)
     cols = seg * BLOCK_N + tl.arange(0, BLOCK_N)
     ok = cols < n
     base = row * n
@@ -149,6 +150,6 @@ def softmax_cluster(x, y, m, n, part, BLOCK_M: tl.constexpr, BLOCK_N: tl.constex
     # A finite floor: a segment wholly past n (short rows) has t = -inf everywhere.
     seg_max = tl.maximum(tl.max(t, axis=0), -3.0e38)
     e = _exp_minus(t, seg_max)
-    row_max, total = _exchange(part, row, seg, seg_max, tl.sum(e, axis=0), BLOCK_M)
+    row_max, total = _exchange(part, row, seg, seg_max, tl.sum(e, axis=0), CLUSTER)
     out = e * (_exp_minus(seg_max, row_max) / total)
     tl.store(y + base + cols, out.to(y.dtype.element_ty), mask=ok, eviction_policy=LAST_USE)
