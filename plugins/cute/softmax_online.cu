@@ -43,6 +43,28 @@ __device__ __forceinline__ void write_fragment(const fragment<T, V, NV> &f, soft
   }
 }
 
+/* Writes the valid words of a fragment that holds exp(x - own_max) rounded to
+ * T (fragment_stat_keep): each is scaled by exp(own_max - max) / sum of the
+ * row and rounded again. The first rounding moves the exact result y by at most
+ * u * y (u the unit roundoff; the exponentials add about 1e-6), less than one
+ * ulp of y, so the second lands within one ulp of the correctly rounded value,
+ * or two where y is at the top of its binade and one ulp is u * y: inside the
+ * tolerance of 2 u * |ref| and its fp32 margin (about 2e-5) either way. */
+template <class T, class V, int NV, class Dst>
+__device__ __forceinline__ void write_kept(const fragment<T, V, NV> &f, float own_max, softmax_stat stat, Dst &&dst)
+{
+  float base = own_max == -INFINITY ? 0.0f : own_max;
+  float scale = exp_shifted(base, stat.max) * (1.0f / stat.sum);
+#pragma unroll
+  for (int j = 0; j < NV; j++) {
+    float y[lanes_of<T, V>];
+    f.widen_again(j, y);
+#pragma unroll
+    for (int i = 0; i < lanes_of<T, V>; i++) y[i] *= scale;
+    if (f.valid(j)) dst(j) = pack_output<T, V>(y);
+  }
+}
+
 /* The statistics of the whole row from each CTA's: every CTA of the cluster
  * publishes its pair in shared memory, and after a cluster barrier each reads
  * all of them (distributed shared memory) and merges them in rank order, so
@@ -80,9 +102,18 @@ __global__ void __launch_bounds__(RS::THREADS, RS::MIN_BLOCKS) softmax_resident(
 
   fragment<T, V, RS::NV> f;
   load_fragment<row_load::plain>(f, tIn, tPos, shape(words), part, -INFINITY);
-  softmax_stat stat = group_reduce<RS::TPR>(fragment_stat(f), merge_op{}, scratch);
+  /* fp16 rows keep their exponentials (+4 points of copy on 1024 x 65536, 73.2
+   * to 70.0 us); bf16 rows do not: their kernel spilled 152-280 bytes at the
+   * 128-register cap and ran at 102 us (docs/CUTE.md). */
+  constexpr bool KEEP = std::is_same_v<T, __half>;
+  softmax_stat own;
+  if constexpr (KEEP) own = fragment_stat_keep(f);
+  else own = fragment_stat(f);
+  softmax_stat stat = group_reduce<RS::TPR>(own, merge_op{}, scratch);
   if constexpr (CL > 1) stat = cluster_merge<CL>(stat);
-  write_fragment(f, stat, [&](int j) -> V & { return tOut(0, j, part); });
+  auto dst = [&](int j) -> V & { return tOut(0, j, part); };
+  if constexpr (KEEP) write_kept(f, own.max, stat, dst);
+  else write_fragment(f, stat, dst);
   if constexpr (CL > 1) cute::cluster_wait();
 }
 
