@@ -367,14 +367,14 @@ __device__ __forceinline__ softmax_stat fragment_stat(const fragment<T, V, NV> &
 /* The same statistics for a 16-bit fragment whose words are then replaced by
  * their exponentials exp(x - max), rounded to T, so that the output pass is one
  * FMUL an element instead of another exponential: at the copy rate the MUFU
- * pipe was the busiest (ncu: 61% of its peak, 2 ex2 an element). The shift is
+ * pipe was the busiest one ncu reported (61% of its peak, 2 ex2 an element). The shift is
  * subtracted before the prescale (exp_shifted), so an exponential's error
  * before its rounding to T is near 1e-6 relative, far below half an ulp of T. */
 template <class T, class V, int NV>
 __device__ __forceinline__ softmax_stat fragment_stat_keep(fragment<T, V, NV> &f)
 {
   constexpr int VEC = lanes_of<T, V>;
-  static_assert(sizeof(T) == 2, "16-bit rows: an fp32 row has no room to keep its exponentials");
+  static_assert(sizeof(T) == 2, "16-bit rows: write_kept's accuracy argument is for a 16-bit rounding");
   float max = fragment_max(f);
   float base = max == -INFINITY ? 0.0f : max, sum = 0.0f;
 #pragma unroll

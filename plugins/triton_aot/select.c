@@ -28,22 +28,29 @@ static int forced(const khost__triton_rule *rule, const khost__triton_shape *s, 
   return KHOST_STATUS_OK;
 }
 
-int khost__triton_forces(const char *op)
+/* The name KHOST_TRITON_VARIANT gives when it decides op's variant (*named: that
+ * variant, NULL for an unknown name); NULL when op is left to its rule. A forced
+ * variant of another op leaves this op to its rule, so one run can force a GEMV
+ * variant while the other ops keep theirs. */
+static const char *forcing_name(const char *op, const khost__triton_variant **named)
 {
   const char *name = getenv(KHOST_TRITON_VARIANT_ENV);
-  const khost__triton_variant *named = name && *name ? find(name) : NULL;
-  /* A forced variant of another op leaves this op to its rule, so one run can
-   * force a GEMV variant while the other ops keep theirs. */
-  return name && *name && (!named || strcmp(named->op, op) == 0);
+  *named = name && *name ? find(name) : NULL;
+  return name && *name && (!*named || strcmp((*named)->op, op) == 0) ? name : NULL;
+}
+
+int khost__triton_forces(const char *op)
+{
+  const khost__triton_variant *named;
+  return forcing_name(op, &named) != NULL;
 }
 
 int khost__triton_select(const khost__triton_rule *rule, const khost__triton_shape *s,
                          const khost__triton_variant **out, char *err, size_t err_size)
 {
-  if (khost__triton_forces(rule->op)) {
-    const char *name = getenv(KHOST_TRITON_VARIANT_ENV);
-    return forced(rule, s, name, find(name), out, err, err_size);
-  }
+  const khost__triton_variant *named;
+  const char *name = forcing_name(rule->op, &named);
+  if (name) return forced(rule, s, name, named, out, err, err_size);
   const khost__triton_variant *fallback = NULL;
   const char *why = "no variant compiled for this op";
   for (int i = 0; i < khost__triton_nvariants; i++) {
