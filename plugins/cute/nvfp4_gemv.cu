@@ -351,6 +351,34 @@ int supports(const khost_input *in)
 /* Warps a row group gets when its block runs in the grid's last, partial wave. */
 constexpr int TAIL_W = THREADS / WARP;
 
+/* What plan() needs of the current device: its SMs and how many blocks of the
+ * whole-wave and of the last-wave kernel fit on one. */
+struct residency {
+  int sms, per_sm, tail_per_sm;
+};
+
+/* Queried once per host thread and device: the occupancy calls cost host time
+ * that every GEMV call would otherwise pay. */
+int residency_of(const khost_input *in, residency *out)
+{
+  thread_local int known_device = -1;
+  thread_local residency known = {};
+  int device = 0;
+  KHOST__CUTE_CHECK(in, cudaGetDevice(&device));
+  if (device != known_device) {
+    residency r = {};
+    KHOST__CUTE_CHECK(in, cudaDeviceGetAttribute(&r.sms, cudaDevAttrMultiProcessorCount, device));
+    KHOST__CUTE_CHECK(in, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&r.per_sm, gemv_rows<WARP, 1, 1>,
+                                                                        THREADS, 0));
+    KHOST__CUTE_CHECK(in, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&r.tail_per_sm,
+                                                                        gemv_rows<WARP, 1, TAIL_W>, THREADS, 0));
+    known = r;
+    known_device = device;
+  }
+  *out = known;
+  return KHOST_STATUS_OK;
+}
+
 /* How a grid of rows of 32 chunks or more is cut.
  * W, warps per row group: 1, or 2 or 4 (a block's warps) while the grid's warps
  * still all fit on the GPU at once and each keeps 4 steps or more. Few, long
@@ -366,19 +394,15 @@ constexpr int TAIL_W = THREADS / WARP;
  * docs/PERF.md run R). */
 int plan(const khost_input *in, const khost__gemv &args, int *w, int *head_blocks)
 {
-  int device = 0, sms = 0, per_sm = 0, tail_per_sm = 0;
-  KHOST__CUTE_CHECK(in, cudaGetDevice(&device));
-  KHOST__CUTE_CHECK(in, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  KHOST__CUTE_CHECK(in,
-                    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, gemv_rows<WARP, 1, 1>, THREADS, 0));
-  KHOST__CUTE_CHECK(in, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&tail_per_sm, gemv_rows<WARP, 1, TAIL_W>,
-                                                                      THREADS, 0));
+  residency r;
+  int status = residency_of(in, &r);
+  if (status != KHOST_STATUS_OK) return status;
   constexpr int WARPS = THREADS / WARP;
   int64_t groups = args.l * args.m / R, steps = (args.k / 32 + WARP - 1) / WARP;
-  int64_t resident = int64_t(sms) * per_sm * WARPS;
+  int64_t resident = int64_t(r.sms) * r.per_sm * WARPS;
   *w = 1;
   while (2 * *w <= WARPS && groups * 2 * *w <= resident && steps >= 4 * 2 * *w) *w *= 2;
-  int64_t slots = int64_t(sms) * tail_per_sm, blocks = (groups + WARPS - 1) / WARPS;
+  int64_t slots = int64_t(r.sms) * r.tail_per_sm, blocks = (groups + WARPS - 1) / WARPS;
   int64_t head = slots > 0 ? blocks / slots * slots : 0, tail = groups - head * WARPS;
   bool split = *w == 1 && head > 0 && tail > 0 && tail * TAIL_W <= slots * WARPS && steps >= TAIL_W;
   *head_blocks = split ? int(head) : 0;
