@@ -344,49 +344,35 @@ __device__ __forceinline__ float fragment_max(const fragment<T, V, NV> &f)
   }
 }
 
-/* Statistics of a fragment loaded with fill -inf (the online update at the
- * granularity of one thread's step: one max, then one sum against it). */
-template <class T, class V, int NV>
-__device__ __forceinline__ softmax_stat fragment_stat(const fragment<T, V, NV> &f)
-{
-  constexpr int VEC = lanes_of<T, V>;
-  float max = fragment_max(f);
-  /* When every element is -inf (or outside), the sum is 0, not exp(-inf - -inf). */
-  float base = max == -INFINITY ? 0.0f : max;
-  float sum = 0.0f, addend = exp_addend(base, 0.0f);
-#pragma unroll
-  for (int j = 0; j < NV; j++) {
-    float x[VEC];
-    f.widen(j, x);
-#pragma unroll
-    for (int i = 0; i < VEC; i++) sum += sizeof(T) == 2 ? exp_folded(x[i], addend) : exp_shifted(x[i], base);
-  }
-  return {max, sum};
-}
+/* The shift of exp(x - max) for a fragment whose largest element is max: 0 when
+ * every element is -inf (or outside), whose terms are then 0, not exp(-inf - -inf). */
+__device__ __forceinline__ float finite_shift(float max) { return max == -INFINITY ? 0.0f : max; }
 
-/* The same statistics for a 16-bit fragment whose words are then replaced by
- * their exponentials exp(x - max), rounded to T, so that the output pass is one
- * FMUL an element instead of another exponential: at the copy rate the MUFU
- * pipe was the busiest one ncu reported (61% of its peak, 2 ex2 an element). The shift is
- * subtracted before the prescale (exp_shifted), so an exponential's error
- * before its rounding to T is near 1e-6 relative, far below half an ulp of T. */
-template <class T, class V, int NV>
-__device__ __forceinline__ softmax_stat fragment_stat_keep(fragment<T, V, NV> &f)
+/* Statistics of a fragment loaded with fill -inf (the online update at the
+ * granularity of one thread's step: one max, then one sum against it).
+ * With KEEP (16-bit rows), the words are then replaced by their exponentials
+ * exp(x - max), rounded to T, so that the output pass is one FMUL an element
+ * instead of another exponential: at the copy rate the MUFU pipe was the
+ * busiest one ncu reported (61% of its peak, 2 ex2 an element). Kept
+ * exponentials subtract the shift before the prescale (exp_shifted), so their
+ * error before the rounding to T is near 1e-6 relative, far below half an ulp. */
+template <bool KEEP, class T, class V, int NV>
+__device__ __forceinline__ softmax_stat fragment_stat(fragment<T, V, NV> &f)
 {
   constexpr int VEC = lanes_of<T, V>;
-  static_assert(sizeof(T) == 2, "16-bit rows: write_kept's accuracy argument is for a 16-bit rounding");
+  static_assert(!KEEP || sizeof(T) == 2, "16-bit rows: write_kept's accuracy argument is for a 16-bit rounding");
   float max = fragment_max(f);
-  float base = max == -INFINITY ? 0.0f : max, sum = 0.0f;
+  float base = finite_shift(max), sum = 0.0f, addend = exp_addend(base, 0.0f);
 #pragma unroll
   for (int j = 0; j < NV; j++) {
     float x[VEC];
     f.widen(j, x);
 #pragma unroll
     for (int i = 0; i < VEC; i++) {
-      x[i] = exp_shifted(x[i], base);
+      x[i] = sizeof(T) == 2 && !KEEP ? exp_folded(x[i], addend) : exp_shifted(x[i], base);
       sum += x[i];
     }
-    f.w[j] = pack_output<T, V>(x);
+    if constexpr (KEEP) f.w[j] = pack_output<T, V>(x);
   }
   return {max, sum};
 }

@@ -22,6 +22,21 @@ struct merge_op {
   __device__ softmax_stat operator()(softmax_stat a, softmax_stat b) const { return merge(a, b); }
 };
 
+/* Writes the valid words of a fragment, each element x (widened again) as
+ * element(x), rounded to T. */
+template <class T, class V, int NV, class Dst, class Element>
+__device__ __forceinline__ void write_words(const fragment<T, V, NV> &f, Dst &&dst, Element &&element)
+{
+#pragma unroll
+  for (int j = 0; j < NV; j++) {
+    float y[lanes_of<T, V>];
+    f.widen_again(j, y);
+#pragma unroll
+    for (int i = 0; i < lanes_of<T, V>; i++) y[i] = element(y[i]);
+    if (f.valid(j)) dst(j) = pack_output<T, V>(y);
+  }
+}
+
 /* Writes exp(x - max) / sum for the valid words of a fragment (nearest even;
  * 16-bit rows by exp_folded, row_math.cuh). */
 template <class T, class V, int NV, class Dst>
@@ -32,19 +47,13 @@ __device__ __forceinline__ void write_fragment(const fragment<T, V, NV> &f, soft
    * statistics pass; from stat.sum directly, the 16-word fragments of the wide
    * shape spilled 36-60 bytes and ran 10% slower. */
   float inverse = 1.0f / stat.sum, addend = exp_addend(stat.max, -log2_fast(inverse));
-#pragma unroll
-  for (int j = 0; j < NV; j++) {
-    float y[lanes_of<T, V>];
-    f.widen_again(j, y);
-#pragma unroll
-    for (int i = 0; i < lanes_of<T, V>; i++)
-      y[i] = sizeof(T) == 2 ? exp_folded(y[i], addend) : exp_shifted(y[i], stat.max) * inverse;
-    if (f.valid(j)) dst(j) = pack_output<T, V>(y);
-  }
+  write_words(f, dst, [&](float x) {
+    return sizeof(T) == 2 ? exp_folded(x, addend) : exp_shifted(x, stat.max) * inverse;
+  });
 }
 
 /* Writes the valid words of a fragment that holds exp(x - own_max) rounded to
- * T (fragment_stat_keep): each is scaled by exp(own_max - max) / sum of the
+ * T (fragment_stat<true>): each is scaled by exp(own_max - max) / sum of the
  * row and rounded again. The first rounding moves the exact result y by at most
  * u * y (u the unit roundoff; the exponentials add about 1e-6), less than one
  * ulp of y, so the second lands within one ulp of the correctly rounded value,
@@ -53,16 +62,8 @@ __device__ __forceinline__ void write_fragment(const fragment<T, V, NV> &f, soft
 template <class T, class V, int NV, class Dst>
 __device__ __forceinline__ void write_kept(const fragment<T, V, NV> &f, float own_max, softmax_stat stat, Dst &&dst)
 {
-  float base = own_max == -INFINITY ? 0.0f : own_max;
-  float scale = exp_shifted(base, stat.max) * (1.0f / stat.sum);
-#pragma unroll
-  for (int j = 0; j < NV; j++) {
-    float y[lanes_of<T, V>];
-    f.widen_again(j, y);
-#pragma unroll
-    for (int i = 0; i < lanes_of<T, V>; i++) y[i] *= scale;
-    if (f.valid(j)) dst(j) = pack_output<T, V>(y);
-  }
+  float scale = exp_shifted(finite_shift(own_max), stat.max) * (1.0f / stat.sum);
+  write_words(f, dst, [&](float e) { return e * scale; });
 }
 
 /* The statistics of the whole row from each CTA's: every CTA of the cluster
@@ -103,12 +104,10 @@ __global__ void __launch_bounds__(RS::THREADS, RS::MIN_BLOCKS) softmax_resident(
   fragment<T, V, RS::NV> f;
   load_fragment<row_load::plain>(f, tIn, tPos, shape(words), part, -INFINITY);
   /* fp16 rows keep their exponentials (+4 points of copy on 1024 x 65536, 73.2
-   * to 70.0 us); bf16 rows do not: their kernel spilled 152-280 bytes at the
-   * 128-register cap and ran at 102 us (docs/CUTE.md). */
+   * to 70.0 us); bf16 rows do not: a version that did, without spilling, was
+   * 1.6 us slower there (docs/CUTE.md). */
   constexpr bool KEEP = std::is_same_v<T, __half>;
-  softmax_stat own;
-  if constexpr (KEEP) own = fragment_stat_keep(f);
-  else own = fragment_stat(f);
+  softmax_stat own = fragment_stat<KEEP>(f);
   softmax_stat stat = group_reduce<RS::TPR>(own, merge_op{}, scratch);
   if constexpr (CL > 1) stat = cluster_merge<CL>(stat);
   auto dst = [&](int j) -> V & { return tOut(0, j, part); };
@@ -135,7 +134,7 @@ __global__ void __launch_bounds__(RS::THREADS, RS::MIN_BLOCKS) softmax_streaming
   softmax_stat stat = {-INFINITY, 0.0f};
   for (int step = 0; step < size<2>(tIn); step++) {
     load_fragment<row_load::plain>(f, tIn, tPos, shape(words), step, -INFINITY);
-    stat = merge(stat, fragment_stat(f));
+    stat = merge(stat, fragment_stat<false>(f));
   }
   stat = group_reduce<RS::TPR>(stat, merge_op{}, scratch);
   for (int step = 0; step < size<2>(tIn); step++) {
