@@ -124,7 +124,7 @@ Test(triton_aot, a_forced_variant_that_cannot_run_is_declined_with_its_name)
 
 Test(triton_aot, a_forced_variant_of_another_op_leaves_this_op_alone)
 {
-  setenv("KHOST_TRITON_VARIANT", "gemv_m16_k1024_w4", 1);
+  setenv("KHOST_TRITON_VARIANT", "gemv_m4_k1024_w1", 1);
   hand_call c;
   rows_call(&c, "reduce_sum", BF16, 33, 33);
   cr_assert_eq(kernel("reduce_sum")->supports(&c.in), KHOST_STATUS_OK, "%s", c.error);
@@ -179,7 +179,7 @@ Test(triton_aot, the_split_gemv_asks_a_workspace_of_a_float_per_row_and_slice)
   setenv("KHOST_TRITON_VARIANT", "gemv_split2_m8_k2048_w2", 1);
   int status = k->workspace_size(&c.in, &bytes);
   size_t split_bytes = bytes;
-  setenv("KHOST_TRITON_VARIANT", "gemv_m16_k1024_w4", 1);
+  setenv("KHOST_TRITON_VARIANT", "gemv_m4_k1024_w1", 1);
   int plain_status = k->workspace_size(&c.in, &bytes);
   unsetenv("KHOST_TRITON_VARIANT");
   cr_assert_eq(status, KHOST_STATUS_OK, "%s", c.error);

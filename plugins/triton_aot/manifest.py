@@ -45,10 +45,11 @@ def _rowwise_signature(elem, aligned, m_aligned=False):
 def _nvfp4_gemv():
     # ks = k/16 is even for every aligned k (k % 32 == 0); the ":2" promise gives each
     # thread 2 words of a row per 64 groups (one 16-byte load) and their 2 scale bytes.
-    # Every variant holds 4 rows a thread. In order: the one for grids that fill the GPU;
-    # for smaller grids, 8 rows a program reading 2 tiles' worth of k (BLOCK_K 2048) per
-    # step, twice the bytes in flight per row, with k split over a cluster of 2 programs
-    # (twice the programs); the same unsplit where k / 16 is not a multiple of 4.
+    # Every variant holds 4 rows a thread. In order: the one for grids that fill the GPU
+    # (one warp, 4 rows, 64 registers: 32 programs an SM); for smaller grids, 8 rows a
+    # program reading 2 tiles' worth of k (BLOCK_K 2048) per step, twice the bytes in
+    # flight per row, with k split over a cluster of 2 programs (twice the programs); the
+    # same unsplit where k / 16 is not a multiple of 4.
     signature = {"a": "*i64:16", "sfa": "*u8:16", "v": "*i64:16", "sfv": "*u8:16", "c": "*fp16:16",
                  "m": "i32:16", "ks": "i32:2"}
 
@@ -61,7 +62,7 @@ def _nvfp4_gemv():
                         dict(signature, part="*fp32:16"), {"BLOCK_M": bm, "BLOCK_K": bk}, w, "e2m1",
                         True, cluster=sp)
 
-    return [plain(16, 1024, 4), split(8, 2048, 2, 2), plain(8, 2048, 2)]
+    return [plain(4, 1024, 1), split(8, 2048, 2, 2), plain(8, 2048, 2)]
 
 
 def _copy_transpose():

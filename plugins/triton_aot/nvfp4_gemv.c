@@ -17,12 +17,13 @@
 
 #define SCALE_BLOCK KHOST__GEMV_BLOCK /* k-elements per e4m3 scale, and per 64-bit word of codes */
 #define MAX_GRID_Y  65535
-/* gemv_m16_k1024_w4 runs 6 programs at once per multiprocessor (80 registers, 128
- * threads): a grid of that many per multiprocessor fills the GPU. Below it (1 batch
- * of 7168 rows: 3.4 per multiprocessor) gemv_m8_k2048_w2 measured 64% against 57%,
- * and split over 2 programs 66%; from 13.6 per multiprocessor up the first variant
- * was within a point or faster. */
-#define FULL_GRID 6
+/* gemv_m4_k1024_w1 runs 32 programs at once per multiprocessor (one warp, 64
+ * registers); the rule wants 24, three quarters of a wave. GPU MODE's 1 batch of 7168
+ * rows is 13.6 per multiprocessor: 56% of copy, against 66% split over 2 programs of 8
+ * rows; perf_medium's 16384 rows are 31: 43% against 26% split (docs/PERF.md run U).
+ * The threshold, 96 rows per multiprocessor, is the one measured for the earlier
+ * 16-row first variant (docs/TRITON_AOT.md). */
+#define FULL_GRID 24
 
 /* A validated call. Pointers are the host's device memory, valid for the call. */
 typedef struct gemv_call {
