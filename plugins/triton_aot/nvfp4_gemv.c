@@ -1,7 +1,7 @@
 /* nvfp4_gemv on kernels/nvfp4_gemv.py, reading the plain (row-major) scales; the
  * swizzled copies are for tensor-core kernels. Rule (measured on an H200,
- * docs/TRITON_AOT.md): the first variant in manifest order whose grid fills the
- * GPU, m / block_m * l >= FULL_GRID programs per multiprocessor; below that the
+ * docs/TRITON_AOT.md): the first variant in manifest order whose grid nearly fills
+ * the GPU, m / block_m * l >= FULL_GRID programs per multiprocessor; below that the
  * split variant (k over a cluster of 2 programs of 8 rows, BLOCK_K 2048: twice the
  * programs and more bytes in flight per row when rows are few), or where it cannot
  * run the same without the split. */
