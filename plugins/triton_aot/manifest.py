@@ -45,8 +45,8 @@ def _rowwise_signature(elem, aligned, m_aligned=False):
 def _nvfp4_gemv():
     # ks = k/16 is even for every aligned k (k % 32 == 0); the ":2" promise gives each
     # thread 2 words of a row per 64 groups (one 16-byte load) and their 2 scale bytes.
-    # Every variant holds 4 rows a thread. In order: the one for grids that fill the GPU
-    # (one warp, 4 rows, 64 registers: 32 programs an SM); for smaller grids, 8 rows a
+    # Every variant holds 4 rows a thread. In order: the one for grids of 96 rows an SM or
+    # more (one warp, 4 rows, 64 registers: 32 programs an SM); for smaller grids, 8 rows a
     # program reading 2 tiles' worth of k (BLOCK_K 2048) per step, twice the bytes in
     # flight per row, with k split over a cluster of 2 programs (twice the programs); the
     # same unsplit where k / 16 is not a multiple of 4.
