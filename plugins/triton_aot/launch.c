@@ -24,9 +24,9 @@ typedef struct loaded {
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static loaded *cache; /* khost__triton_nvariants entries, allocated on first use */
-/* The multiprocessor count, asked once per context: it sits on every GEMV launch. */
-static CUcontext sm_count_ctx;
-static int sm_count;
+/* The device facts, asked once per context: they sit on every GEMV launch. */
+static CUcontext facts_ctx;
+static khost__triton_device facts;
 
 static int current_context(const khost__cu *cu, CUcontext *ctx, char *err, size_t err_size)
 {
@@ -129,23 +129,33 @@ int khost__triton_check_workspace(const khost_input *in, const khost__triton_var
   return KHOST_STATUS_OK;
 }
 
-int khost__triton_sm_count(int *count, char *err, size_t err_size)
+/* HBM moves data on both clock edges: bytes a second = 2 * clock * bus width / 8. */
+static CUresult read_facts(const khost__cu *cu, khost__triton_device *out)
+{
+  CUdevice device;
+  int memory_khz = 0, bus_bits = 0;
+  CUresult rc = cu->CtxGetDevice(&device);
+  if (rc == CUDA_SUCCESS) rc = cu->DeviceGetAttribute(&out->sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device);
+  if (rc == CUDA_SUCCESS) rc = cu->DeviceGetAttribute(&memory_khz, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, device);
+  if (rc == CUDA_SUCCESS) rc = cu->DeviceGetAttribute(&bus_bits, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, device);
+  out->dram_gbps = (int)((int64_t)memory_khz * bus_bits / 4000000);
+  return rc;
+}
+
+int khost__triton_device_facts(khost__triton_device *out, char *err, size_t err_size)
 {
   const khost__cu *cu;
   CUcontext ctx;
-  CUdevice device;
   int status = khost__cu_open(&cu, err, err_size);
   if (status == KHOST_STATUS_OK) status = current_context(cu, &ctx, err, err_size);
   if (status != KHOST_STATUS_OK) return status;
   pthread_mutex_lock(&lock);
   CUresult rc = CUDA_SUCCESS;
-  if (sm_count_ctx != ctx) {
-    rc = cu->CtxGetDevice(&device);
-    if (rc == CUDA_SUCCESS)
-      rc = cu->DeviceGetAttribute(&sm_count, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device);
-    sm_count_ctx = rc == CUDA_SUCCESS ? ctx : NULL;
+  if (facts_ctx != ctx) {
+    rc = read_facts(cu, &facts);
+    facts_ctx = rc == CUDA_SUCCESS ? ctx : NULL;
   }
-  *count = sm_count;
+  *out = facts;
   pthread_mutex_unlock(&lock);
   return rc == CUDA_SUCCESS ? KHOST_STATUS_OK : KHOST__CU_FAIL(cu, rc, err, err_size);
 }
@@ -161,7 +171,7 @@ void khost__triton_release(void)
   }
   free(cache);
   cache = NULL;
-  sm_count_ctx = NULL;
+  facts_ctx = NULL;
   pthread_mutex_unlock(&lock);
   khost__cu_close();
 }

@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "khost/plugin.h"
+#include "select.h"
 #include "variant.h"
 
 /* Enqueues variant v on stream (a CUstream; NULL is the legacy default stream) with
@@ -22,8 +23,8 @@ int khost__triton_launch(const khost__triton_variant *v, const char *expected, v
  * `bytes` of scratch and the call's workspace is missing or smaller; 0 otherwise. */
 int khost__triton_check_workspace(const khost_input *in, const khost__triton_variant *v, size_t bytes);
 
-/* Stores the multiprocessor count of the current context's device in *count. */
-int khost__triton_sm_count(int *count, char *err, size_t err_size);
+/* Stores the facts of the current context's device that rules read in *out. */
+int khost__triton_device_facts(khost__triton_device *out, char *err, size_t err_size);
 
 /* Unloads the modules loaded in the current context, forgets all others (their
  * contexts release them), and unloads the driver. For the plugin's fini. */

@@ -45,11 +45,11 @@ def _rowwise_signature(elem, aligned, m_aligned=False):
 def _nvfp4_gemv():
     # ks = k/16 is even for every aligned k (k % 32 == 0); the ":2" promise gives each
     # thread 2 words of a row per 64 groups (one 16-byte load) and their 2 scale bytes.
-    # Every variant holds 4 rows a thread. In order: the one for grids of 96 rows an SM or
-    # more (one warp, 4 rows, 64 registers: 32 programs an SM); for smaller grids, 8 rows a
-    # program reading 2 tiles' worth of k (BLOCK_K 2048) per step, twice the bytes in
-    # flight per row, with k split over a cluster of 2 programs (twice the programs); the
-    # same unsplit where k / 16 is not a multiple of 4.
+    # In order (the rule is in nvfp4_gemv.c): for grids of 96 rows an SM or more, one warp
+    # holding 4 rows (64 registers: 32 programs an SM); for smaller grids on a device whose
+    # memory is fast for its SMs, 8 rows a program reading 2 tiles' worth of k (BLOCK_K
+    # 2048) per step, with k split over a cluster of 2 programs; else 4 rows a program
+    # whose 2 warps share each step's k (64 registers, one 16-byte load a row a thread).
     signature = {"a": "*i64:16", "sfa": "*u8:16", "v": "*i64:16", "sfv": "*u8:16", "c": "*fp16:16",
                  "m": "i32:16", "ks": "i32:2"}
 
@@ -62,7 +62,7 @@ def _nvfp4_gemv():
                         dict(signature, part="*fp32:16"), {"BLOCK_M": bm, "BLOCK_K": bk}, w, "e2m1",
                         True, cluster=sp)
 
-    return [plain(4, 1024, 1), split(8, 2048, 2, 2), plain(8, 2048, 2)]
+    return [plain(4, 1024, 1), split(8, 2048, 2, 2), plain(4, 2048, 2)]
 
 
 def _copy_transpose():

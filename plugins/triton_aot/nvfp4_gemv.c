@@ -1,10 +1,11 @@
 /* nvfp4_gemv on kernels/nvfp4_gemv.py, reading the plain (row-major) scales; the
- * swizzled copies are for tensor-core kernels. Rule (measured on an H200,
+ * swizzled copies are for tensor-core kernels. Rule (measured on an H100 and an H200,
  * docs/TRITON_AOT.md): the first variant in manifest order whose grid nearly fills
- * the GPU, m / block_m * l >= FULL_GRID programs per multiprocessor; below that the
- * split variant (k over a cluster of 2 programs of 8 rows, BLOCK_K 2048: twice the
- * programs and more bytes in flight per row when rows are few), or where it cannot
- * run the same without the split. */
+ * the GPU, m / block_m * l >= FULL_GRID programs per multiprocessor; below that, on
+ * a device whose memory is fast for its multiprocessors, the split variant (k over
+ * a cluster of 2 programs of 8 rows: more bytes in flight per multiprocessor), else
+ * the last variant, whose 2 warps share each row's k and which runs every aligned
+ * input. */
 #include <stdint.h>
 #include <string.h>
 
@@ -18,12 +19,18 @@
 #define SCALE_BLOCK KHOST__GEMV_BLOCK /* k-elements per e4m3 scale, and per 64-bit word of codes */
 #define MAX_GRID_Y  65535
 /* gemv_m4_k1024_w1 runs 32 programs at once per multiprocessor (one warp, 64
- * registers); the rule wants 24, three quarters of a wave. GPU MODE's 1 batch of 7168
- * rows is 13.6 per multiprocessor: 56% of copy, against 66% split over 2 programs of 8
- * rows; perf_medium's 16384 rows are 31: 43% against 26% split (docs/PERF.md run U).
- * The threshold, 96 rows per multiprocessor, is the one measured for the earlier
- * 16-row first variant (docs/TRITON_AOT.md). */
+ * registers); the rule wants 24, three quarters of a wave: 96 rows per multiprocessor,
+ * the threshold measured for the earlier 16-row first variant (docs/TRITON_AOT.md).
+ * GPU MODE's 1 batch of 7168 rows is 13.6 programs per multiprocessor, perf_medium's
+ * 16384 rows 31: there it leads the 2-warp variant on an H200 (43.7 against 40.4% of
+ * copy) and ties it on an H100 (54.5 against 54.9; docs/PERF.md run V). */
 #define FULL_GRID 24
+/* Peak memory GB/s per multiprocessor from which the split pays below FULL_GRID: GPU
+ * MODE's 7168 x 16384 ran 66.1-66.6% of copy split against 64.6% for the 2-warp
+ * variant on an H200 (37 GB/s per SM), 75.0-75.1% against 79.2% on an H100 (25 GB/s
+ * per SM); the split keeps twice the bytes in flight per multiprocessor, which
+ * faster memory needs (docs/PERF.md run V). */
+#define SPLIT_GBPS_PER_SM 30
 
 /* A validated call. Pointers are the host's device memory, valid for the call. */
 typedef struct gemv_call {
@@ -53,10 +60,12 @@ static const char *cannot_run(const khost__triton_variant *v, const khost__trito
 
 static int preferred(const khost__triton_variant *v, const khost__triton_shape *s)
 {
-  return is_split(v) || (s->sms > 0 && s->m / v->block_m * s->l >= FULL_GRID * (int64_t)s->sms);
+  const khost__triton_device *d = &s->device;
+  if (is_split(v)) return d->sms > 0 && d->dram_gbps >= SPLIT_GBPS_PER_SM * d->sms;
+  return d->sms > 0 && s->m / v->block_m * s->l >= FULL_GRID * (int64_t)d->sms;
 }
 
-static const khost__triton_rule rule = {"nvfp4_gemv", cannot_run, preferred};
+const khost__triton_rule khost__triton_gemv_rule = {"nvfp4_gemv", cannot_run, preferred};
 
 /* The slices' sums: l * m / block_m row blocks of cluster * block_m floats. */
 static size_t scratch_bytes(const khost__triton_variant *v, const khost__triton_shape *s)
@@ -84,7 +93,7 @@ static int supports(const khost_input *in)
   gemv_call call;
   const khost__triton_variant *v;
   int status = call_of(in, &call);
-  return status == KHOST_STATUS_OK ? khost__triton_select(&rule, &call.shape, &v, in->error, in->error_size)
+  return status == KHOST_STATUS_OK ? khost__triton_select(&khost__triton_gemv_rule, &call.shape, &v, in->error, in->error_size)
                                    : status;
 }
 
@@ -92,11 +101,11 @@ static int supports(const khost_input *in)
 static int prepare(const khost_input *in, gemv_call *call, const khost__triton_variant **v)
 {
   int status = call_of(in, call);
-  /* Only the rule reads the SM count; a forced variant needs no device. */
-  if (status == KHOST_STATUS_OK && !khost__triton_forces(rule.op))
-    status = khost__triton_sm_count(&call->shape.sms, in->error, in->error_size);
+  /* Only the rule reads the device; a forced variant needs none. */
+  if (status == KHOST_STATUS_OK && !khost__triton_forces(khost__triton_gemv_rule.op))
+    status = khost__triton_device_facts(&call->shape.device, in->error, in->error_size);
   if (status == KHOST_STATUS_OK)
-    status = khost__triton_select(&rule, &call->shape, v, in->error, in->error_size);
+    status = khost__triton_select(&khost__triton_gemv_rule, &call->shape, v, in->error, in->error_size);
   return status;
 }
 

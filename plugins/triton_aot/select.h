@@ -12,13 +12,19 @@
 /* Name of the environment variable that forces a variant by name. */
 #define KHOST_TRITON_VARIANT_ENV "KHOST_TRITON_VARIANT"
 
+/* The facts of the device a rule may read. Plain value; 0 where not asked. */
+typedef struct khost__triton_device {
+  int sms;       /* multiprocessors */
+  int dram_gbps; /* peak memory bandwidth, GB/s, from the memory clock and bus width */
+} khost__triton_device;
+
 /* What a rule looks at in one call. Plain value; dimensions an op lacks are 0. */
 typedef struct khost__triton_shape {
   int64_t m, n, k, l;
   uint8_t dtype_code, dtype_bits; /* the op's element type */
   int aligned;                    /* every pointer 16-byte aligned and the row lengths the op's kernels
                                      assume aligned multiples of 16 elements */
-  int sms;                        /* multiprocessors of the device; 0 where not asked (supports()) */
+  khost__triton_device device;    /* all 0 where not asked (supports(), forced variants) */
 } khost__triton_shape;
 
 /* One op's rule. Static. */

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Compares triton_aot GEMV variants through khost on a GPU machine, each forced with
+# KHOST_TRITON_VARIANT ("rule" leaves the plugin's own choice), for the selection rule
+# in plugins/triton_aot/nvfp4_gemv.c (docs/TRITON_AOT.md). A build staged by
+# tools/gpu-stage.sh; reports go to $OUT or /tmp.
+#   tools/gemv-variants.sh check BUILD VARIANT...       each variant over the GEMV cases of
+#                                                       correctness.ini and the GPU MODE test shapes
+#   tools/gemv-variants.sh time BUILD CASES VARIANT...  one line a variant: time and % of copy of
+#                                                       each GPU MODE case matching the --case glob
+#                                                       CASES (cute beside it) and of performance.ini's
+#                                                       GEMV cases
+set -u
+mode=$1 khost=$2/khost
+shift 2
+out=${OUT:-/tmp}
+export KHOST_SUITE_PATH=$PWD/suites
+nvidia-smi --query-gpu=name --format=csv,noheader
+
+force() {
+  if [ "$1" = rule ]; then unset KHOST_TRITON_VARIANT; else export KHOST_TRITON_VARIANT=$1; fi
+}
+
+# summary LABEL JSON...: the cute and triton_aot rows of the reports on one line.
+summary() {
+  python3 - "$@" <<'PY'
+import json, sys
+out = []
+for f in sys.argv[2:]:
+    for r in json.load(open(f))["rows"]:
+        if r["backend"] in ("triton_aot", "cute") and r["status"] in ("PASS", "SKIP", "FAIL"):
+            t = r.get("time") or {}
+            tag = "" if r["backend"] == "triton_aot" else "cute "
+            out.append("%s%s %s %.2fus %.1f%%" % (tag, r["case"].replace("bench_", ""), r["status"],
+                                                  t.get("median_s", 0) * 1e6, 100 * (r.get("peak_fraction") or 0)))
+print(sys.argv[1].ljust(24), " | ".join(out))
+PY
+}
+
+case $mode in
+check)
+  for v in "$@"; do
+    force "$v"
+    $khost --suite correctness --op nvfp4_gemv --backends triton_aot --max-time 0.02 >"$out/c.txt" 2>&1
+    c=$?
+    $khost --suite gpumode_nvfp4 --case 'test_*' --backends triton_aot --max-time 0.02 >"$out/g.txt" 2>&1
+    g=$?
+    echo "$v correctness exit $c: $(grep ^summary "$out/c.txt") | gpumode test exit $g: $(grep ^summary "$out/g.txt")"
+  done
+  ;;
+time)
+  cases=$1
+  shift
+  for v in "$@"; do
+    force "$v"
+    $khost --suite gpumode_nvfp4 --case "$cases" --backends cute,triton_aot --json "$out/b.json" >/dev/null 2>&1
+    $khost --suite performance --op nvfp4_gemv --backends triton_aot --json "$out/p.json" >/dev/null 2>&1
+    summary "$v" "$out/b.json" "$out/p.json"
+  done
+  ;;
+*)
+  echo "usage: $0 check BUILD VARIANT... | time BUILD CASES VARIANT..." >&2
+  exit 2
+  ;;
+esac
