@@ -93,8 +93,9 @@ static int supports(const khost_input *in)
   gemv_call call;
   const khost__triton_variant *v;
   int status = call_of(in, &call);
-  return status == KHOST_STATUS_OK ? khost__triton_select(&khost__triton_gemv_rule, &call.shape, &v, in->error, in->error_size)
-                                   : status;
+  return status == KHOST_STATUS_OK
+             ? khost__triton_select(&khost__triton_gemv_rule, &call.shape, &v, in->error, in->error_size)
+             : status;
 }
 
 /* The checked call and the variant the rule picks for it on this device. */
