@@ -59,11 +59,18 @@ Test(gemv_rule, the_threshold_is_96_rows_per_sm)
   cr_assert_str_eq(choice(96 * 132 - 16, 4096, 1, H100_PCIE), ONE_WARP, "fewer SMs fill sooner");
 }
 
+Test(gemv_rule, only_rows_of_6144_elements_or_more_split)
+{
+  cr_assert_str_eq(choice(384, 7168, 2, H200), SPLIT);
+  cr_assert_str_eq(choice(128, 6144, 1, H200), SPLIT);
+  cr_assert_str_eq(choice(2432, 4608, 2, H200), TWO_WARPS);
+  cr_assert_str_eq(choice(128, 6080, 1, H200), TWO_WARPS);
+}
+
 Test(gemv_rule, where_the_split_cannot_run_the_two_warp_variant_does)
 {
-  /* k / 16 = 6 does not split into 2 slices of an even number of words. */
-  cr_assert_str_eq(choice(128, 96, 1, H200), TWO_WARPS);
-  cr_assert_str_eq(choice(128, 128, 1, H200), SPLIT);
+  /* k / 16 = 386 does not split into 2 slices of an even number of words. */
+  cr_assert_str_eq(choice(128, 6176, 1, H200), TWO_WARPS);
 }
 
 Test(gemv_rule, without_device_facts_a_variant_is_still_found)

@@ -1,9 +1,9 @@
 /* nvfp4_gemv on kernels/nvfp4_gemv.py, reading the plain (row-major) scales; the
  * swizzled copies are for tensor-core kernels. Rule (measured on an H100 and an H200,
  * docs/TRITON_AOT.md): the first variant in manifest order whose grid nearly fills
- * the GPU, m / block_m * l >= FULL_GRID programs per multiprocessor; below that, on
- * a device whose memory is fast for its multiprocessors, the split variant (k over
- * a cluster of 2 programs of 8 rows: more bytes in flight per multiprocessor), else
+ * the GPU, m / block_m * l >= FULL_GRID programs per multiprocessor; below that, for
+ * long rows on a device whose memory is fast for its multiprocessors, the split
+ * variant (k over a cluster of 2 programs of 8 rows: more bytes in flight), else
  * the last variant, whose 2 warps share each row's k and which runs every aligned
  * input. */
 #include <stdint.h>
@@ -29,8 +29,11 @@
  * MODE's 7168 x 16384 ran 66.1-66.6% of copy split against 64.6% for the 2-warp
  * variant on an H200 (37 GB/s per SM), 75.0-75.1% against 79.2% on an H100 (25 GB/s
  * per SM); the split keeps twice the bytes in flight per multiprocessor, which
- * faster memory needs (docs/PERF.md run V). */
+ * faster memory likely needs. And only for rows this long: on the H200 the split led
+ * on GPU MODE's k = 7168 and 16384 shapes, the 2-warp variant on k = 1536 to 4608,
+ * where each slice is one or two of the split's 2048-element tiles (docs/PERF.md run V). */
 #define SPLIT_GBPS_PER_SM 30
+#define SPLIT_MIN_K       6144
 
 /* A validated call. Pointers are the host's device memory, valid for the call. */
 typedef struct gemv_call {
@@ -61,7 +64,7 @@ static const char *cannot_run(const khost__triton_variant *v, const khost__trito
 static int preferred(const khost__triton_variant *v, const khost__triton_shape *s)
 {
   const khost__triton_device *d = &s->device;
-  if (is_split(v)) return d->sms > 0 && d->dram_gbps >= SPLIT_GBPS_PER_SM * d->sms;
+  if (is_split(v)) return d->sms > 0 && d->dram_gbps >= SPLIT_GBPS_PER_SM * d->sms && s->k >= SPLIT_MIN_K;
   return d->sms > 0 && s->m / v->block_m * s->l >= FULL_GRID * (int64_t)d->sms;
 }
 
