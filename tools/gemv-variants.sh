@@ -10,6 +10,11 @@
 #                                                       CASES (cute beside it) and of performance.ini's
 #                                                       GEMV cases
 set -u
+usage="usage: $0 check BUILD VARIANT... | time BUILD CASES VARIANT..."
+if [ $# -lt 3 ]; then
+  echo "$usage" >&2
+  exit 2
+fi
 mode=$1 khost=$2/khost
 shift 2
 out=${OUT:-/tmp}
@@ -58,7 +63,7 @@ time)
   done
   ;;
 *)
-  echo "usage: $0 check BUILD VARIANT... | time BUILD CASES VARIANT..." >&2
+  echo "$usage" >&2
   exit 2
   ;;
 esac

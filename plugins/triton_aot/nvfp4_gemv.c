@@ -31,7 +31,8 @@
  * per SM); the split keeps twice the bytes in flight per multiprocessor, which
  * faster memory likely needs. And only for rows this long: on the H200 the split led
  * on GPU MODE's k = 7168 and 16384 shapes, the 2-warp variant on k = 1536 to 4608,
- * where each slice is one or two of the split's 2048-element tiles (docs/PERF.md run V). */
+ * where each slice (k / 2) is at most about one of the split's 2048-element tiles
+ * (docs/PERF.md run V). */
 #define SPLIT_GBPS_PER_SM 30
 #define SPLIT_MIN_K       6144
 
