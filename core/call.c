@@ -64,6 +64,11 @@ static int ask_plugin(khost__call *k, size_t *workspace, khost__err *err)
   *workspace = 0;
   if (query && (rc = query(&k->input, workspace)) != KHOST_STATUS_OK)
     return khost__errorf(err, KHOST__E_FAIL, "workspace_size() returned status %d: %s", rc, k->error);
+  khost_describe_fn describe = khost__kernel_describe(k->kernel);
+  if (describe && (rc = describe(&k->input, k->variant, sizeof k->variant)) != KHOST_STATUS_OK)
+    return khost__errorf(err, KHOST__E_FAIL, "describe() returned status %d: %s", rc, k->error);
+  /* A plugin that filled the whole buffer may have left it unterminated. */
+  k->variant[sizeof k->variant - 1] = '\0';
   return KHOST__OK;
 }
 

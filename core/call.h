@@ -18,11 +18,12 @@ typedef struct khost__call {
   khost__buffer workspace;
   khost_tensor tensors[2 * KHOST__MAX_TENSORS];
   khost_input input;
-  char error[1024]; /* the plugin's error sink */
+  char error[1024];                  /* the plugin's error sink */
+  char variant[KHOST__VARIANT_SIZE]; /* what describe() named, else empty */
 } khost__call;
 
-/* Binds kernel to d: builds the input, asks supports() and the workspace size,
- * allocates outputs and workspace. KHOST__CALL_DECLINED when declined. Release
+/* Binds kernel to d: builds the input, asks supports(), the workspace size and
+ * the implementation's name, allocates outputs and workspace. KHOST__CALL_DECLINED when declined. Release
  * with khost__call_free. */
 int khost__call_prepare(khost__call *k, const khost_kernel *kernel, khost__case_data *d, int num_threads,
                         int device_id, khost__err *err);

@@ -83,15 +83,16 @@ static json_t *time_json(const khost__timing *t)
 static json_t *row_json(const khost__row *r)
 {
   int timed = r->time.samples > 0;
-  return json_pack("{s:o, s:o, s:o, s:o, s:o, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o,"
-                   " s:b}",
+  return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o,"
+                   " s:o, s:b}",
                    "case", TEXT(r->case_name), "op", TEXT(r->op), "params", TEXT(r->params), "backend",
-                   TEXT(r->backend), "device", TEXT(r->device), "status", khost__row_status_name(r->status),
-                   "message", TEXT(r->message), "atol", number(r->atol), "rtol", number(r->rtol), "check",
-                   check_json(&r->check), "time", time_json(&r->time), "flops", number(r->flops), "bytes",
-                   number(r->bytes), "gbps", measured(r->gbps, timed), "tflops", measured(r->tflops, timed),
-                   "peak_fraction", measured(r->peak_fraction, 1), "speedup", measured(r->speedup, 1),
-                   "is_baseline", r->is_baseline != 0);
+                   TEXT(r->backend), "device", TEXT(r->device), "variant",
+                   r->variant[0] ? TEXT(r->variant) : json_null(), "status",
+                   khost__row_status_name(r->status), "message", TEXT(r->message), "atol", number(r->atol),
+                   "rtol", number(r->rtol), "check", check_json(&r->check), "time", time_json(&r->time),
+                   "flops", number(r->flops), "bytes", number(r->bytes), "gbps", measured(r->gbps, timed),
+                   "tflops", measured(r->tflops, timed), "peak_fraction", measured(r->peak_fraction, 1),
+                   "speedup", measured(r->speedup, 1), "is_baseline", r->is_baseline != 0);
 }
 
 /* Zero means "unknown" in a khost__run_info. */

@@ -228,6 +228,11 @@ khost_workspace_fn khost__kernel_workspace(const khost_kernel *k)
   return HAS_FIELD(k, khost_kernel, workspace_size) ? k->workspace_size : NULL;
 }
 
+khost_describe_fn khost__kernel_describe(const khost_kernel *k)
+{
+  return HAS_FIELD(k, khost_kernel, describe) ? k->describe : NULL;
+}
+
 void khost__registry_names(const khost__registry *reg, char *buf, size_t size)
 {
   size_t used = 0;

@@ -16,6 +16,7 @@ typedef enum {
 } khost__row_status;
 
 #define KHOST__MAX_MISMATCHES 5
+#define KHOST__VARIANT_SIZE   64 /* bytes of an implementation's name, NUL included */
 
 /* A mismatch at a flat output index, with the op's own coordinates rendered. */
 typedef struct khost__mismatch {
@@ -48,7 +49,8 @@ typedef struct khost__row {
   char backend[64]; /* plugin name */
   char device[8];   /* "cpu" or "cuda" */
   khost__row_status status;
-  char message[512]; /* reason for SKIP/ERROR/CRASH/TIMEOUT/FAIL, else empty */
+  char message[512];                 /* reason for SKIP/ERROR/CRASH/TIMEOUT/FAIL, else empty */
+  char variant[KHOST__VARIANT_SIZE]; /* the implementation the kernel named (describe()), else empty */
   double atol, rtol;
   khost__check_stats check;
   khost__timing time;

@@ -17,6 +17,7 @@ enum {
   COL_TFLOPS,
   COL_PEAK,
   COL_SPEEDUP,
+  COL_VARIANT,
   NCOLS
 };
 enum { SUM_BACKEND, SUM_DEVICE, SUM_SPEEDUP, SUM_CASES, SUM_WINS, SUM_NCOLS };
@@ -26,8 +27,8 @@ enum { SUM_BACKEND, SUM_DEVICE, SUM_SPEEDUP, SUM_CASES, SUM_WINS, SUM_NCOLS };
 #define DETAIL_INDENT "      "
 
 static const char *const titles[NCOLS] = {
-    "backend", "device", "status", "max abs", "max rel", "mismatches",
-    "time",    "noise",  "GB/s",   "TFLOP/s", "%peak",   "speedup",
+    "backend", "device", "status",  "max abs", "max rel", "mismatches", "time",
+    "noise",   "GB/s",   "TFLOP/s", "%peak",   "speedup", "variant",
 };
 static const char *const summary_titles[SUM_NCOLS] = {"backend", "device", "speedup (geomean)", "cases",
                                                       "wins"};
@@ -36,11 +37,12 @@ static const char *const status_verbs[KHOST__ROW_STATUS_COUNT] = {
     [KHOST__ROW_ERROR] = "errored", [KHOST__ROW_CRASH] = "crashed", [KHOST__ROW_TIMEOUT] = "timed out",
 };
 
-/* Column widths and which columns appear; text columns come before the numeric ones. */
+/* Column widths, which columns appear and which are text (left-aligned). */
 typedef struct layout {
-  int ncols, first_numeric;
+  int ncols;
   int width[NCOLS];
   int shown[NCOLS];
+  int text[NCOLS];
 } layout;
 
 /* Three significant digits, without an exponent from 1 up: 3012 GB/s reads better than 3.01e+03. */
@@ -71,6 +73,7 @@ static void fill_cells(const khost__row *r, char (*c)[CELL])
   if (r->flops > 0 && r->tflops > 0) three_digits(c[COL_TFLOPS], r->tflops);
   if (r->peak_fraction > 0) snprintf(c[COL_PEAK], CELL, "%.1f%%", 100 * r->peak_fraction);
   if (r->speedup > 0) snprintf(c[COL_SPEEDUP], CELL, "%.2fx", r->speedup);
+  if (r->variant[0]) snprintf(c[COL_VARIANT], CELL, "%.*s", (int)sizeof r->variant, r->variant);
 }
 
 static void widen(layout *l, char (*c)[CELL])
@@ -81,13 +84,14 @@ static void widen(layout *l, char (*c)[CELL])
   }
 }
 
+/* Columns before first_numeric are text. */
 static void layout_init(layout *l, int ncols, int first_numeric, const char *const *col_titles)
 {
   memset(l, 0, sizeof *l);
   l->ncols = ncols;
-  l->first_numeric = first_numeric;
   for (int k = 0; k < ncols; k++) {
     l->shown[k] = 1;
+    l->text[k] = k < first_numeric;
     l->width[k] = (int)strlen(col_titles[k]);
   }
 }
@@ -98,20 +102,25 @@ static void plan_rows(layout *l, const khost__run_info *info, const khost__row *
   char c[NCOLS][CELL];
   layout_init(l, NCOLS, COL_MAX_ABS, titles);
   l->shown[COL_PEAK] = info && info->peak_gbps > 0;
+  l->shown[COL_VARIANT] = 0;
+  l->text[COL_VARIANT] = 1;
   for (int i = 0; i < nrows; i++) {
     fill_cells(&rows[i], c);
     widen(l, c);
     l->shown[COL_PEAK] |= rows[i].peak_fraction > 0;
+    l->shown[COL_VARIANT] |= rows[i].variant[0] != '\0';
   }
 }
 
 static void print_cells(FILE *out, const layout *l, char (*c)[CELL])
 {
   const char *sep = INDENT;
-  for (int k = 0; k < l->ncols; k++) {
+  int last = l->ncols - 1;
+  while (last > 0 && !l->shown[last]) last--;
+  for (int k = 0; k <= last; k++) {
     if (!l->shown[k]) continue;
-    int w = k >= l->first_numeric ? l->width[k] : -l->width[k];
-    /* The last column is numeric, so right alignment leaves no trailing blanks. */
+    /* A text column last is not padded, so no line ends in blanks. */
+    int w = !l->text[k] ? l->width[k] : k == last ? 0 : -l->width[k];
     fprintf(out, "%s%*s", sep, w, c[k]);
     sep = "  ";
   }

@@ -195,6 +195,8 @@ static int prepare_slot(worker *w, int s, khost__case_data *d)
     settle(w, s, KHOST__ROW_SKIP, "%s", err.msg);
   else if (rc != KHOST__OK)
     settle(w, s, KHOST__ROW_ERROR, "%s", err.msg);
+  else
+    memcpy(w->rows[s].variant, w->calls[s].variant, sizeof w->rows[s].variant);
   return rc;
 }
 

@@ -59,6 +59,7 @@ static khost__row sample_row(void)
   r.bytes = 462;
   r.gbps = 0.0003696;
   r.speedup = 2.5;
+  snprintf(r.variant, sizeof r.variant, "reduce_rows<tpr=8,nv=8,words>");
   return r;
 }
 
@@ -130,12 +131,19 @@ Test(csv, header_names_every_field)
   struct {
     const char *column, *value;
   } expected[] = {
-      {"case", "reduce_bf16"}, {"params", "m=7 n=33 dtype=bf16"},
-      {"status", "PASS"},      {"atol", "0.001"},
-      {"count", "7"},          {"max_abs", "0.00025"},
-      {"samples", "30"},       {"median_s", "0.00125"},
-      {"bytes", "462"},        {"gbps", "0.0003696"},
-      {"speedup", "2.5"},      {"is_baseline", "0"},
+      {"case", "reduce_bf16"},
+      {"params", "m=7 n=33 dtype=bf16"},
+      {"status", "PASS"},
+      {"atol", "0.001"},
+      {"count", "7"},
+      {"max_abs", "0.00025"},
+      {"samples", "30"},
+      {"median_s", "0.00125"},
+      {"bytes", "462"},
+      {"gbps", "0.0003696"},
+      {"speedup", "2.5"},
+      {"is_baseline", "0"},
+      {"variant", "reduce_rows<tpr=8,nv=8,words>"},
   };
   for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++) {
     char value[600];

@@ -149,6 +149,7 @@ Test(json, row_fields_round_trip)
   row.check.shown[1] = (khost__mismatch){300, "c[batch=1, row=44]", 6, 2};
   row.peak_fraction = 0.25;
   snprintf(row.message, sizeof row.message, "7 elements differ, \"quoted\"");
+  snprintf(row.variant, sizeof row.variant, "gemv_rows<tpr=32,w=2>");
   append_ok(w, &row);
   json_t *doc = load();
   json_t *r = json_array_get(field(doc, "rows"), 0);
@@ -163,6 +164,7 @@ Test(json, row_fields_round_trip)
       {"device", "cuda"},
       {"status", "FAIL"},
       {"message", "7 elements differ, \"quoted\""},
+      {"variant", "gemv_rows<tpr=32,w=2>"},
   };
   for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
     cr_expect_str_eq(json_string_value(field(r, texts[i].key)), texts[i].value, "%s", texts[i].key);
@@ -278,7 +280,7 @@ Test(json, untimed_row_has_null_times)
   json_t *doc = load();
   json_t *r = json_array_get(field(doc, "rows"), 0);
   const char *nulls[] = {"time.median_s", "time.mean_s",   "time.noise_pct", "gbps",
-                         "tflops",        "peak_fraction", "check.max_abs"};
+                         "tflops",        "peak_fraction", "check.max_abs",  "variant"};
   for (size_t i = 0; i < sizeof nulls / sizeof nulls[0]; i++)
     cr_expect(json_is_null(field(r, nulls[i])), "%s", nulls[i]);
   cr_expect_eq(json_integer_value(field(r, "time.samples")), 0);

@@ -854,6 +854,8 @@ static fault fault_table[] = {
     {"fault_write_past_end", COPY_CASE, "FAIL", "out-of-bounds write: out: ", "", -1, 1},
     {"fault_mutate_input", COPY_CASE, "ERROR", "modified its input", "", -1, 1},
     {"fault_wrong_block", GEMV_CASE, "FAIL", "batch=0, row=1", "c[batch=0, row=1]", -1, 1},
+    {"fault_describe_fails", COPY_CASE, "ERROR", "describe() returned status 4: fault plugin cannot name", "",
+     -1, 1},
 };
 
 static const char *timeout_for(const fault *f)
@@ -984,6 +986,27 @@ Test(reports, json_report_holds_every_row_of_the_table)
   json_t *counts = json_object_get(json_object_get(doc, "summary"), "counts");
   cr_expect_eq(json_integer_value(json_object_get(counts, "PASS")), 3 + (cuda_passed ? cuda_rows : 0));
   cr_expect_eq(json_integer_value(json_object_get(counts, "FAIL")), 1);
+  json_decref(doc);
+  free_outcome(&o);
+  free(json);
+}
+
+/* A kernel that names its implementation (describe()) has it in its table row and
+ * its JSON row; one that does not has null. */
+Test(reports, the_implementation_a_kernel_names_is_in_the_table_and_the_json)
+{
+  char *json = scratch_path("variant.json");
+  outcome o;
+  KHOST(&o, FAST, "--case", COPY_CASE "," GEMV_CASE, "--plugin", "@fault_free.so", "--backends", "fault_free",
+        "--json", json);
+  cr_assert_eq(o.status, 0, "stderr:\n%s", o.err);
+  json_t *doc = load_json(json);
+  cr_expect_str_eq(json_text(json_row(doc, COPY_CASE, "fault_free"), "variant"), "bytewise_transpose");
+  cr_expect(json_is_null(json_object_get(json_row(doc, GEMV_CASE, "fault_free"), "variant")),
+            "the GEMV kernel has no describe()");
+  cr_expect(json_is_null(json_object_get(json_row(doc, COPY_CASE, "reference"), "variant")));
+  cr_expect_not_null(strstr(o.out, "speedup  variant\n"), "a variant column; stdout:\n%s", o.out);
+  cr_expect_not_null(strstr(o.out, "  bytewise_transpose\n"), "the name ends its row; stdout:\n%s", o.out);
   json_decref(doc);
   free_outcome(&o);
   free(json);

@@ -146,3 +146,20 @@ Test(loader, stage_names_are_stable)
   for (int s = 0; s < KHOST__STAGE_COUNT; s++) cr_expect_str_eq(khost__load_stage_name(s), names[s]);
   cr_expect_str_eq(khost__load_stage_name(KHOST__STAGE_COUNT), "?");
 }
+
+static int describe_stub(const khost_input *in, char *buf, size_t size)
+{
+  (void)in;
+  (void)buf;
+  (void)size;
+  return KHOST_STATUS_OK;
+}
+
+/* A kernel built against ABI 1.0 ends before describe: the host must not read past it. */
+Test(loader, describe_is_read_only_inside_the_kernels_struct_size)
+{
+  khost_kernel k = {.struct_size = sizeof(khost_kernel), .op = "copy_transpose", .describe = describe_stub};
+  cr_expect_eq(khost__kernel_describe(&k), describe_stub);
+  k.struct_size = offsetof(khost_kernel, describe);
+  cr_expect_null(khost__kernel_describe(&k), "a 1.0 kernel has no describe()");
+}

@@ -235,6 +235,37 @@ Test(table, columns_are_aligned_across_cases)
   free(text);
 }
 
+/* The variant column appears once a row names its implementation, left-aligned
+ * and last, without trailing blanks; rows without a name show a dash. */
+Test(table, a_named_implementation_ends_its_row)
+{
+  khost__run_info info = sample_info(3000);
+  khost__row rows[3] = {
+      make_row("c1", "reference", KHOST__ROW_PASS, 2e-5, 1),
+      make_row("c1", "triton_aot", KHOST__ROW_PASS, 1e-5, 2),
+      make_row("c1", "cute", KHOST__ROW_PASS, 1e-5, 2),
+  };
+  snprintf(rows[1].variant, sizeof rows[1].variant, "softmax_fp16_cluster_c8_n8192_w4");
+  snprintf(rows[2].variant, sizeof rows[2].variant, "x");
+  char *text = render(&info, rows, 3, "reference");
+  char line[512];
+  find_line(text, "  backend", line, sizeof line);
+  cr_expect(strstr(line, "speedup  variant") && line[strlen(line) - 1] == 't', "titles: \"%s\"", line);
+  find_line(text, "  triton_aot", line, sizeof line);
+  size_t len = strlen(line), name = strlen("softmax_fp16_cluster_c8_n8192_w4");
+  cr_expect(len > name && !strcmp(line + len - name, "softmax_fp16_cluster_c8_n8192_w4"), "\"%s\"", line);
+  size_t start = len - name;
+  find_line(text, "  cute", line, sizeof line);
+  cr_expect_eq(strlen(line), start + 1, "the short name starts in the same column, unpadded: \"%s\"", line);
+  cr_expect_eq(line[start], 'x', "\"%s\"", line);
+  find_line(text, "  reference", line, sizeof line);
+  cr_expect_eq(line[strlen(line) - 1], '-', "no name shows a dash: \"%s\"", line);
+  free(text);
+  text = render(&info, rows, 1, "reference");
+  cr_expect_null(strstr(text, "variant"), "no row names one, no column:\n%s", text);
+  free(text);
+}
+
 /* The summary line of backend name: device, speedup text, cases and wins. */
 static void summary_of(const char *text, const char *name, char *speedup, int *cases, int *wins)
 {

@@ -200,6 +200,26 @@ Test(triton_aot, the_split_gemv_declines_a_k_that_does_not_split_evenly)
   cr_assert(strstr(c.error, "twice the split"), "%s", c.error);
 }
 
+/* describe() names the variant the rule (or the override) picks, which needs no
+ * device for the row-wise ops and for a forced GEMV variant. */
+Test(triton_aot, describe_names_the_selected_variant)
+{
+  char name[64];
+  hand_call c;
+  rows_call(&c, "softmax_online", FP16, 1024, 65536);
+  cr_expect_eq(kernel("softmax_online")->describe(&c.in, name, sizeof name), KHOST_STATUS_OK, "%s", c.error);
+  cr_expect_str_eq(name, "softmax_fp16_cluster_c8_n8192_w4");
+  rows_call(&c, "reduce_sum", FP32, 4096, 16384);
+  cr_expect_eq(kernel("reduce_sum")->describe(&c.in, name, sizeof name), KHOST_STATUS_OK, "%s", c.error);
+  cr_expect_str_eq(name, "reduce_fp32_m1_n8192_w16");
+  gemv_call(&c, 7168, 16384, 1);
+  setenv("KHOST_TRITON_VARIANT", "gemv_m4_k2048_w2", 1);
+  int status = kernel("nvfp4_gemv")->describe(&c.in, name, sizeof name);
+  unsetenv("KHOST_TRITON_VARIANT");
+  cr_expect_eq(status, KHOST_STATUS_OK, "%s", c.error);
+  cr_expect_str_eq(name, "gemv_m4_k2048_w2");
+}
+
 /* Without libcuda.so.1 (CI) the driver cannot load; with a driver but no current
  * context (this process never made one) the launch is refused: a device error
  * naming file and line either way, never a crash. */

@@ -134,8 +134,9 @@ __global__ void __launch_bounds__(THREADS) transpose_elements(const E *in, E *ou
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+/* With a name sink, names the kernel instead of launching it. */
 template <class E>
-int launch(const khost_input *in, const khost__rows &rows)
+int launch(const khost_input *in, const khost__rows &rows, khost__cute_name *name)
 {
   const void *buffers[2] = {rows.in, rows.out};
   constexpr int VEC = word_lanes<E>;
@@ -145,6 +146,7 @@ int launch(const khost_input *in, const khost__rows &rows)
   if (tiles > INT32_MAX)
     return khost__input_fail(in, KHOST_STATUS_UNSUPPORTED, "%lld tiles exceed the grid limit",
                              (long long)tiles);
+  if (name) return khost__cute_named(name, words ? "transpose_words" : "transpose_elements");
   cudaStream_t stream = (cudaStream_t)in->stream;
   int m = int(rows.m), n = int(rows.n);
   if (words) {
@@ -166,16 +168,18 @@ int supports(const khost_input *in)
   return khost__rows_open(in, KHOST_DEVICE_CUDA, KHOST__ROWS_OUT_TRANSPOSED, INT32_MAX, &rows);
 }
 
-int run(const khost_input *in)
+/* khost__cute_run launches, khost__cute_describe names. */
+int dispatch(const khost_input *in, khost__cute_name *name)
 {
   khost__rows rows;
   int status = khost__rows_open(in, KHOST_DEVICE_CUDA, KHOST__ROWS_OUT_TRANSPOSED, INT32_MAX, &rows);
   if (status != KHOST_STATUS_OK) return status;
-  return rows.element_bytes == 2 ? launch<uint16_t>(in, rows) : launch<uint32_t>(in, rows);
+  return rows.element_bytes == 2 ? launch<uint16_t>(in, rows, name) : launch<uint32_t>(in, rows, name);
 }
 
 } // namespace
 
 const khost_kernel khost__cute_copy_transpose = {
-  sizeof(khost_kernel), "copy_transpose", KHOST_DEVICE_CUDA, run, supports, nullptr,
+  sizeof(khost_kernel), "copy_transpose", KHOST_DEVICE_CUDA, khost__cute_run<dispatch>, supports, nullptr,
+  khost__cute_describe<dispatch>,
 };

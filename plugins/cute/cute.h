@@ -24,6 +24,34 @@ extern const khost_kernel khost__cute_copy_transpose;
 extern const khost_kernel khost__cute_reduce_sum;
 extern const khost_kernel khost__cute_softmax_online;
 
+/* describe() runs an op's own dispatch with a name sink: where run() would launch a
+ * kernel, the dispatch writes that kernel's name into buf and launches nothing.
+ * run() passes NULL. buf is the host's, valid for the call. */
+typedef struct khost__cute_name {
+  char *buf;
+  size_t size;
+} khost__cute_name;
+
+/* Writes the printf-formatted name into *name; returns KHOST_STATUS_OK. */
+int khost__cute_named(khost__cute_name *name, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* An op's dispatch: launches its kernel for in, or with a name sink only names it. */
+typedef int (*khost__cute_dispatch)(const khost_input *in, khost__cute_name *name);
+
+/* khost_kernel.run and .describe over an op's dispatch. */
+template <khost__cute_dispatch DISPATCH>
+int khost__cute_run(const khost_input *in)
+{
+  return DISPATCH(in, nullptr);
+}
+
+template <khost__cute_dispatch DISPATCH>
+int khost__cute_describe(const khost_input *in, char *buf, size_t size)
+{
+  khost__cute_name name = {buf, size};
+  return DISPATCH(in, &name);
+}
+
 /* KHOST_STATUS_DEVICE_ERROR with "<op>: file:line: cudaErrorName: text" in in->error. */
 int khost__cute_cuda_fail(const khost_input *in, const char *file, int line, cudaError_t error);
 

@@ -326,10 +326,14 @@ int check(const khost_input *in, khost__gemv *args)
   return KHOST_STATUS_OK;
 }
 
-/* head_blocks as gemv_rows's; it matters only with TAIL_W > W. */
+/* head_blocks as gemv_rows's; it matters only with TAIL_W > W. With a name sink,
+ * names the kernel instead of launching it. */
 template <int TPR, int W, int TAIL_W = W>
-int launch(const khost_input *in, const khost__gemv &args, int head_blocks = 0)
+int launch(const khost_input *in, const khost__gemv &args, khost__cute_name *name, int head_blocks = 0)
 {
+  if (name && TAIL_W > W)
+    return khost__cute_named(name, "gemv_rows<tpr=%d,w=%d,tail_w=%d> head=%d", TPR, W, TAIL_W, head_blocks);
+  if (name) return khost__cute_named(name, "gemv_rows<tpr=%d,w=%d>", TPR, W);
   int rows = int(args.l * args.m), chunks_per_row = int(args.k / 32), groups = rows / R;
   constexpr int HEAD_GROUPS = THREADS / TPR / W, TAIL_GROUPS = THREADS / TPR / TAIL_W; /* per block */
   int blocks = TAIL_W > W ? head_blocks + (groups - head_blocks * HEAD_GROUPS + TAIL_GROUPS - 1) / TAIL_GROUPS
@@ -410,8 +414,8 @@ int plan(const khost_input *in, const khost__gemv &args, int *w, int *head_block
 }
 
 /* TPR: the widest power of two up to a warp that a row's chunks fill; W and
- * the tail for rows of a warp's width and more. */
-int run(const khost_input *in)
+ * the tail for rows of a warp's width and more. khost__cute_run launches, khost__cute_describe names. */
+int dispatch(const khost_input *in, khost__cute_name *name)
 {
   khost__gemv args;
   int status = check(in, &args);
@@ -421,22 +425,23 @@ int run(const khost_input *in)
     int w = 1, head_blocks = 0;
     status = plan(in, args, &w, &head_blocks);
     if (status != KHOST_STATUS_OK) return status;
-    if (head_blocks > 0) return launch<32, 1, TAIL_W>(in, args, head_blocks);
+    if (head_blocks > 0) return launch<32, 1, TAIL_W>(in, args, name, head_blocks);
     switch (w) {
-    case 4: return launch<32, 4>(in, args);
-    case 2: return launch<32, 2>(in, args);
-    default: return launch<32, 1>(in, args);
+    case 4: return launch<32, 4>(in, args, name);
+    case 2: return launch<32, 2>(in, args, name);
+    default: return launch<32, 1>(in, args, name);
     }
   }
-  if (chunks_per_row >= 16) return launch<16, 1>(in, args);
-  if (chunks_per_row >= 8) return launch<8, 1>(in, args);
-  if (chunks_per_row >= 4) return launch<4, 1>(in, args);
-  if (chunks_per_row >= 2) return launch<2, 1>(in, args);
-  return launch<1, 1>(in, args);
+  if (chunks_per_row >= 16) return launch<16, 1>(in, args, name);
+  if (chunks_per_row >= 8) return launch<8, 1>(in, args, name);
+  if (chunks_per_row >= 4) return launch<4, 1>(in, args, name);
+  if (chunks_per_row >= 2) return launch<2, 1>(in, args, name);
+  return launch<1, 1>(in, args, name);
 }
 
 } // namespace
 
 const khost_kernel khost__cute_nvfp4_gemv = {
-  sizeof(khost_kernel), "nvfp4_gemv", KHOST_DEVICE_CUDA, run, supports, nullptr,
+  sizeof(khost_kernel), "nvfp4_gemv", KHOST_DEVICE_CUDA, khost__cute_run<dispatch>, supports, nullptr,
+  khost__cute_describe<dispatch>,
 };

@@ -46,9 +46,11 @@ __global__ void __launch_bounds__(RS::THREADS, RS::MIN_BLOCKS) reduce_rows(const
   if (threadIdx.x % RS::TPR == 0 && row < m) gOut(row) = from_float<T>(sum);
 }
 
+/* With a name sink, names the kernel instead of launching it. */
 template <class T, class V, class RS>
-int launch(const khost_input *in, const khost__rows &rows)
+int launch(const khost_input *in, const khost__rows &rows, khost__cute_name *name)
 {
+  if (name) return khost__cute_named(name, "reduce_rows<tpr=%d,nv=%d,%s>", RS::TPR, RS::NV, access_name<T, V>);
   int nvec = int(rows.n / lanes_of<T, V>);
   int blocks = int((rows.m + RS::ROWS - 1) / RS::ROWS);
   reduce_rows<T, V, RS><<<blocks, RS::THREADS, 0, (cudaStream_t)in->stream>>>(
@@ -63,13 +65,13 @@ int launch(const khost_input *in, const khost__rows &rows)
  * same within 1%; 8 makes a 16K-element 16-bit row one step of a block), 8
  * elements on the element path. */
 template <class T, class V>
-int launch_for_shape(const khost_input *in, const khost__rows &rows)
+int launch_for_shape(const khost_input *in, const khost__rows &rows, khost__cute_name *name)
 {
   constexpr int NV = 8;
   int64_t nvec = rows.n / lanes_of<T, V>;
-  if (nvec <= 8 * NV) return launch<T, V, row_shape<8, NV>>(in, rows);
-  if (nvec <= 128 * NV || rows.m >= 8192) return launch<T, V, row_shape<32, NV>>(in, rows);
-  return launch<T, V, row_shape<256, NV>>(in, rows);
+  if (nvec <= 8 * NV) return launch<T, V, row_shape<8, NV>>(in, rows, name);
+  if (nvec <= 128 * NV || rows.m >= 8192) return launch<T, V, row_shape<32, NV>>(in, rows, name);
+  return launch<T, V, row_shape<256, NV>>(in, rows, name);
 }
 
 int supports(const khost_input *in)
@@ -78,7 +80,8 @@ int supports(const khost_input *in)
   return khost__rows_open(in, KHOST_DEVICE_CUDA, KHOST__ROWS_OUT_REDUCED, INT32_MAX, &rows);
 }
 
-int run(const khost_input *in)
+/* khost__cute_run launches, khost__cute_describe names. */
+int dispatch(const khost_input *in, khost__cute_name *name)
 {
   khost__rows rows;
   int status = khost__rows_open(in, KHOST_DEVICE_CUDA, KHOST__ROWS_OUT_REDUCED, INT32_MAX, &rows);
@@ -87,12 +90,14 @@ int run(const khost_input *in)
   bool vectorizable = rows_vectorizable(rows, false);
   return with_element_type(rows, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    return vectorizable ? launch_for_shape<T, cute::uint128_t>(in, rows) : launch_for_shape<T, T>(in, rows);
+    return vectorizable ? launch_for_shape<T, cute::uint128_t>(in, rows, name)
+                        : launch_for_shape<T, T>(in, rows, name);
   });
 }
 
 } // namespace
 
 const khost_kernel khost__cute_reduce_sum = {
-  sizeof(khost_kernel), "reduce_sum", KHOST_DEVICE_CUDA, run, supports, nullptr,
+  sizeof(khost_kernel), "reduce_sum", KHOST_DEVICE_CUDA, khost__cute_run<dispatch>, supports, nullptr,
+  khost__cute_describe<dispatch>,
 };

@@ -398,6 +398,10 @@ struct row_shape {
 template <class T, class V, int TPR, int ELEMENTS>
 using elements_shape = row_shape<TPR, ELEMENTS / lanes_of<T, V>>;
 
+/* How a row kernel reads, for describe(): by 16-byte words or by elements. */
+template <class T, class V>
+constexpr const char *access_name = std::is_same_v<T, V> ? "elements" : "words";
+
 /* The row tile of block `block` as (ROWS, TPR * NV, steps) words, its matching
  * coordinates, and this thread's slice of both, (1, NV, steps): thread t of a
  * row owns words t, t + TPR, t + 2 TPR, ... so each warp-wide access is one

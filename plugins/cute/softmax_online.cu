@@ -143,10 +143,16 @@ __global__ void __launch_bounds__(RS::THREADS, RS::MIN_BLOCKS) softmax_streaming
   }
 }
 
-/* CL: CTAs per row (a cluster) for the resident kernel; 0 for the streaming one. */
+/* CL: CTAs per row (a cluster) for the resident kernel; 0 for the streaming one.
+ * With a name sink, names the kernel instead of launching it. */
 template <class T, class V, class RS, int CL>
-int launch(const khost_input *in, const khost__rows &rows)
+int launch(const khost_input *in, const khost__rows &rows, khost__cute_name *name)
 {
+  if (name && CL == 0)
+    return khost__cute_named(name, "softmax_streaming<tpr=%d,nv=%d,%s>", RS::TPR, RS::NV, access_name<T, V>);
+  if (name)
+    return khost__cute_named(name, "softmax_resident<tpr=%d,nv=%d,cluster=%d,%s>", RS::TPR, RS::NV, CL,
+                             access_name<T, V>);
   int nvec = int(rows.n / lanes_of<T, V>);
   int blocks = int((rows.m + RS::ROWS - 1) / RS::ROWS);
   cudaStream_t stream = (cudaStream_t)in->stream;
@@ -186,26 +192,26 @@ int launch(const khost_input *in, const khost__rows &rows)
  * CTAs measured worse (docs/CUTE.md). The element path spills at 32 separate
  * words, so it stops at 16K elements in one CTA. Longer rows stream. */
 template <class T, class V>
-int launch_for_shape(const khost_input *in, const khost__rows &rows)
+int launch_for_shape(const khost_input *in, const khost__rows &rows, khost__cute_name *name)
 {
   constexpr bool WORDS = !std::is_same_v<T, V>;
   using wide = row_shape<256, 16, 2>;
   constexpr int64_t PER_CTA = int64_t(wide::THREADS) * wide::NV * lanes_of<T, V>;
   int64_t n = rows.n;
-  if (n <= 4 * 16) return launch<T, V, elements_shape<T, V, 4, 16>, 1>(in, rows);
-  if (n <= 16 * 16) return launch<T, V, elements_shape<T, V, 16, 16>, 1>(in, rows);
-  if (n <= 64 * 16) return launch<T, V, elements_shape<T, V, 64, 16>, 1>(in, rows);
-  if (n <= 256 * 16) return launch<T, V, elements_shape<T, V, 256, 16>, 1>(in, rows);
+  if (n <= 4 * 16) return launch<T, V, elements_shape<T, V, 4, 16>, 1>(in, rows, name);
+  if (n <= 16 * 16) return launch<T, V, elements_shape<T, V, 16, 16>, 1>(in, rows, name);
+  if (n <= 64 * 16) return launch<T, V, elements_shape<T, V, 64, 16>, 1>(in, rows, name);
+  if (n <= 256 * 16) return launch<T, V, elements_shape<T, V, 256, 16>, 1>(in, rows, name);
   if constexpr (WORDS) {
-    if (n <= 256 * 32) return launch<T, V, elements_shape<T, V, 256, 32>, 1>(in, rows);
-    if (n <= PER_CTA) return launch<T, V, wide, 1>(in, rows);
-    if (n <= 2 * PER_CTA) return launch<T, V, wide, 2>(in, rows);
-    if (n <= 4 * PER_CTA) return launch<T, V, wide, 4>(in, rows);
-    if (n <= 8 * PER_CTA) return launch<T, V, wide, 8>(in, rows);
+    if (n <= 256 * 32) return launch<T, V, elements_shape<T, V, 256, 32>, 1>(in, rows, name);
+    if (n <= PER_CTA) return launch<T, V, wide, 1>(in, rows, name);
+    if (n <= 2 * PER_CTA) return launch<T, V, wide, 2>(in, rows, name);
+    if (n <= 4 * PER_CTA) return launch<T, V, wide, 4>(in, rows, name);
+    if (n <= 8 * PER_CTA) return launch<T, V, wide, 8>(in, rows, name);
   } else {
-    if (n <= 1024 * 16) return launch<T, V, elements_shape<T, V, 1024, 16>, 1>(in, rows);
+    if (n <= 1024 * 16) return launch<T, V, elements_shape<T, V, 1024, 16>, 1>(in, rows, name);
   }
-  return launch<T, V, elements_shape<T, V, 512, 16>, 0>(in, rows);
+  return launch<T, V, elements_shape<T, V, 512, 16>, 0>(in, rows, name);
 }
 
 int supports(const khost_input *in)
@@ -214,7 +220,8 @@ int supports(const khost_input *in)
   return khost__rows_open(in, KHOST_DEVICE_CUDA, KHOST__ROWS_OUT_SAME, INT32_MAX, &rows);
 }
 
-int run(const khost_input *in)
+/* khost__cute_run launches, khost__cute_describe names. */
+int dispatch(const khost_input *in, khost__cute_name *name)
 {
   khost__rows rows;
   int status = khost__rows_open(in, KHOST_DEVICE_CUDA, KHOST__ROWS_OUT_SAME, INT32_MAX, &rows);
@@ -222,12 +229,14 @@ int run(const khost_input *in)
   bool vectorizable = rows_vectorizable(rows, true);
   return with_element_type(rows, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    return vectorizable ? launch_for_shape<T, cute::uint128_t>(in, rows) : launch_for_shape<T, T>(in, rows);
+    return vectorizable ? launch_for_shape<T, cute::uint128_t>(in, rows, name)
+                        : launch_for_shape<T, T>(in, rows, name);
   });
 }
 
 } // namespace
 
 const khost_kernel khost__cute_softmax_online = {
-  sizeof(khost_kernel), "softmax_online", KHOST_DEVICE_CUDA, run, supports, nullptr,
+  sizeof(khost_kernel), "softmax_online", KHOST_DEVICE_CUDA, khost__cute_run<dispatch>, supports, nullptr,
+  khost__cute_describe<dispatch>,
 };

@@ -45,10 +45,16 @@ static int run(const khost_input *in)
   return khost__triton_rows_run(in, &op);
 }
 
+static int describe(const khost_input *in, char *buf, size_t size)
+{
+  return khost__triton_rows_describe(in, &op, buf, size);
+}
+
 const khost_kernel khost__triton_copy_transpose = {
     .struct_size = sizeof(khost_kernel),
     .op = "copy_transpose",
     .device_type = KHOST_DEVICE_CUDA,
     .run = run,
     .supports = supports,
+    .describe = describe,
 };

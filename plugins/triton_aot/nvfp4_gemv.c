@@ -7,6 +7,7 @@
  * the last variant, whose 2 warps share each row's k and which runs every aligned
  * input. */
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "gemv_inputs.h"
@@ -139,6 +140,15 @@ static int workspace_size(const khost_input *in, size_t *bytes)
   return status;
 }
 
+static int describe(const khost_input *in, char *buf, size_t size)
+{
+  gemv_call call;
+  const khost__triton_variant *v;
+  int status = prepare(in, &call, &v);
+  if (status == KHOST_STATUS_OK) snprintf(buf, size, "%s", v->name);
+  return status;
+}
+
 const khost_kernel khost__triton_nvfp4_gemv = {
     .struct_size = sizeof(khost_kernel),
     .op = "nvfp4_gemv",
@@ -146,4 +156,5 @@ const khost_kernel khost__triton_nvfp4_gemv = {
     .run = run,
     .supports = supports,
     .workspace_size = workspace_size,
+    .describe = describe,
 };

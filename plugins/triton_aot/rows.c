@@ -1,6 +1,7 @@
 #include "rows.h"
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "input_checks.h"
 #include "launch.h"
@@ -78,4 +79,14 @@ int khost__triton_rows_run(const khost_input *in, const khost__triton_rows_op *o
   const unsigned int grid[3] = {(unsigned int)op->programs(v, &call.shape), 1, 1};
   return khost__triton_launch(v, scratch_bytes ? "ppiip" : "ppii", args, grid, in->stream, in->error,
                               in->error_size);
+}
+
+int khost__triton_rows_describe(const khost_input *in, const khost__triton_rows_op *op, char *buf,
+                                size_t size)
+{
+  rows_call call;
+  const khost__triton_variant *v;
+  int status = prepare(in, op, &call, &v);
+  if (status == KHOST_STATUS_OK) snprintf(buf, size, "%s", v->name);
+  return status;
 }

@@ -29,6 +29,10 @@ int khost__triton_rows_supports(const khost_input *in, const khost__triton_rows_
 /* khost_kernel.workspace_size for op: the selected variant's scratch bytes in *bytes. */
 int khost__triton_rows_workspace(const khost_input *in, const khost__triton_rows_op *op, size_t *bytes);
 
+/* khost_kernel.describe for op: the selected variant's name into buf. */
+int khost__triton_rows_describe(const khost_input *in, const khost__triton_rows_op *op, char *buf,
+                                size_t size);
+
 /* khost_kernel.run for op: validates, selects and enqueues on in->stream. */
 int khost__triton_rows_run(const khost_input *in, const khost__triton_rows_op *op);
 

@@ -76,11 +76,17 @@ static int run(const khost_input *in)
   return khost__triton_rows_run(in, &op);
 }
 
+static int describe(const khost_input *in, char *buf, size_t size)
+{
+  return khost__triton_rows_describe(in, &op, buf, size);
+}
+
 const khost_kernel khost__triton_softmax_online = {
     .struct_size = sizeof(khost_kernel),
     .op = "softmax_online",
     .device_type = KHOST_DEVICE_CUDA,
     .run = run,
     .supports = supports,
+    .describe = describe,
     .workspace_size = workspace_size,
 };

@@ -84,6 +84,22 @@ static int decline_fn(const khost_input *in)
 #define decline_fn NULL
 #endif
 
+/* The copy kernel names itself, as a plugin with several code paths would; one
+ * fault fails to. */
+static int describe_copy(const khost_input *in, char *buf, size_t size)
+{
+#ifdef FAULT_DESCRIBE_FAILS
+  (void)buf;
+  (void)size;
+  strncpy(in->error, "fault plugin cannot name its kernel on purpose", in->error_size - 1);
+  return KHOST_STATUS_INTERNAL;
+#else
+  (void)in;
+  strncpy(buf, "bytewise_transpose", size - 1);
+  return KHOST_STATUS_OK;
+#endif
+}
+
 static double block_value(const uint8_t *codes, const uint8_t *scales, int64_t j)
 {
   uint8_t byte = codes[j / 2];
@@ -119,7 +135,8 @@ static const khost_kernel copy_kernel = {.struct_size = sizeof(khost_kernel),
                                          .op = "copy_transpose",
                                          .device_type = KHOST_DEVICE_CPU,
                                          .run = run_copy,
-                                         .supports = decline_fn};
+                                         .supports = decline_fn,
+                                         .describe = describe_copy};
 static const khost_kernel gemv_kernel = {.struct_size = sizeof(khost_kernel),
                                          .op = "nvfp4_gemv",
                                          .device_type = KHOST_DEVICE_CPU,

@@ -31,7 +31,7 @@ extern "C" {
 #endif
 
 #define KHOST_ABI_MAJOR 1
-#define KHOST_ABI_MINOR 0
+#define KHOST_ABI_MINOR 1
 
 /* "KHOSTPLG" in ASCII: the first field of every descriptor. */
 #define KHOST_PLUGIN_MAGIC UINT64_C(0x4b484f5354504c47)
@@ -145,6 +145,11 @@ typedef int (*khost_supports_fn)(const khost_input *in);
  * host allocates them on the kernel's device and passes them as workspace. */
 typedef int (*khost_workspace_fn)(const khost_input *in, size_t *bytes);
 
+/* Optional (ABI 1.1). Writes into buf (size bytes, NUL-terminated) a short name of
+ * the implementation run() would use for this input, a compiled variant or a code
+ * path, so that a result says which one was checked and timed. buf is host-owned. */
+typedef int (*khost_describe_fn)(const khost_input *in, char *buf, size_t size);
+
 /* One implementation of one op on one device. Static, plugin-owned. */
 typedef struct khost_kernel {
   size_t struct_size;                /* sizeof(khost_kernel) as the plugin compiled it */
@@ -153,6 +158,7 @@ typedef struct khost_kernel {
   khost_kernel_fn run;               /* required */
   khost_supports_fn supports;        /* optional, NULL = supports everything valid */
   khost_workspace_fn workspace_size; /* optional, NULL = no workspace */
+  khost_describe_fn describe;        /* optional (ABI 1.1), NULL = the row names no implementation */
 } khost_kernel;
 
 /* Called once in a short-lived probe process at start-up (a failure or crash
