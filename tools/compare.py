@@ -2,7 +2,8 @@
 """Compares two khost JSON reports row by row (case, backend, device).
 
 Prints each timed row's medians, their relative difference, and a label:
-SAME when the difference is within both runs' noise (or --tolerance), else FAST or SLOW.
+SAME when the difference is within both runs' noise (or --tolerance), else FAST or SLOW; a row
+whose kernel named a different implementation in each run (khost's variant) says which.
 Usage: tools/compare.py BEFORE.json AFTER.json [--min-us 20] [--tolerance 1.0]
 Exit status 1 when any compared row differs by more than --tolerance percent.
 """
@@ -16,7 +17,8 @@ def timed_rows(path):
     for r in json.load(open(path))["rows"]:
         t = r.get("time") or {}
         if r.get("status") == "PASS" and t.get("median_s"):
-            rows[(r["case"], r["backend"], r["device"])] = t
+            # Reports before plugin ABI 1.1 have no variant.
+            rows[(r["case"], r["backend"], r["device"])] = dict(t, variant=r.get("variant"))
     return rows
 
 
@@ -40,6 +42,9 @@ def main():
         label = "SAME" if abs(diff) <= limit else ("SLOW" if diff > 0 else "FAST")
         differ += abs(diff) > a.tolerance
         worst = max(worst, abs(diff))
+        was, now = before[key]["variant"], after[key]["variant"]
+        if was and now and was != now:
+            label += f" (variant {was} -> {now})"
         print(f"{key[0]:36} {key[1]:12} {key[2]:4} {b*1e6:9.2f}u {c*1e6:9.2f}u {diff:+8.2f}  {label}")
     print(f"rows compared: {sum(1 for k in before.keys() & after.keys())}, largest difference {worst:.2f}%, "
           f"beyond {a.tolerance}%: {differ}")
