@@ -23,8 +23,8 @@ typedef struct khost__call {
 } khost__call;
 
 /* Binds kernel to d: builds the input, asks supports(), the workspace size and
- * the implementation's name, allocates outputs and workspace. KHOST__CALL_DECLINED when declined. Release
- * with khost__call_free. */
+ * the implementation's name, allocates outputs and workspace. KHOST__CALL_DECLINED
+ * when declined. Release with khost__call_free. */
 int khost__call_prepare(khost__call *k, const khost_kernel *kernel, khost__case_data *d, int num_threads,
                         int device_id, khost__err *err);
 

@@ -198,6 +198,9 @@ static int listen(case_run *r, khost__child *child, double *peak)
     if (type == KHOST__MSG_BEGIN) {
       current = m.begin.slot;
       snprintf(phase, sizeof phase, "%s", m.begin.phase);
+      if (current >= 0 && current < r->nslots && m.begin.variant[0])
+        snprintf(r->rows[current].variant, sizeof r->rows[current].variant, "%.*s",
+                 (int)sizeof m.begin.variant - 1, m.begin.variant);
     } else if (type == KHOST__MSG_ROW && m.row.slot >= 0 && m.row.slot < r->nslots) {
       take_results(r, m.row.slot, &m.row.row);
       settled++;

@@ -40,6 +40,7 @@ static void announce(const worker *w, int slot, const char *phase)
 {
   khost__begin_msg m = {.slot = slot};
   snprintf(m.phase, sizeof m.phase, "%s", phase);
+  if (slot >= 0) memcpy(m.variant, w->rows[slot].variant, sizeof m.variant);
   khost__child_send(w->fd, KHOST__MSG_BEGIN, &m, sizeof m);
 }
 

@@ -41,6 +41,7 @@ enum { KHOST__MSG_DEVICE = 1, KHOST__MSG_BEGIN = 2, KHOST__MSG_ROW = 3 };
 typedef struct khost__begin_msg {
   int32_t slot; /* KHOST__ORACLE_SLOT for the reference */
   char phase[32];
+  char variant[KHOST__VARIANT_SIZE]; /* what the slot's kernel named once prepared, so a crash row keeps it */
 } khost__begin_msg;
 
 /* KHOST__MSG_ROW: the results of one slot (identity fields are the parent's). */
