@@ -385,11 +385,13 @@ int residency_of(const khost_input *in, residency *out)
 
 /* How a grid of rows of 32 chunks or more is cut.
  * W, warps per row group: 1, or 2 or 4 (a block's warps) while the grid's warps
- * still all fit on the GPU at once and each keeps 4 steps or more. Few, long
- * rows would otherwise leave most warp slots empty (GPU MODE's m = 7168, k =
- * 16384: 1792 groups for 3696 resident warps on an H200; with 2 warps a group,
- * 73% of copy instead of 63%). Shorter shares measured worse: blocks of one or
- * two steps spend their life starting up.
+ * still all fit on the GPU at once and each keeps a step or more. Few rows would
+ * otherwise leave most warp slots empty (GPU MODE's m = 7168, k = 16384: 1792
+ * groups for 3696 resident warps on an H200; with 2 warps a group, 73% of copy
+ * instead of 63%; its m = 256, k = 7168: 64 groups, 5.2 us with 4 warps a group
+ * instead of 8.6, on an H100 and an H200: docs/PERF.md run W). Grids of more than
+ * a wave keep one warp a group: split there, blocks of one or two steps measured
+ * worse (docs/CUTE.md, tuning log).
  * head_blocks, for W = 1 over more than one wave: the blocks of the whole waves,
  * when the groups left for the last wave, at TAIL_W warps each, fit in one wave
  * and give every warp a step or more (else 0: no tail). GPU MODE's m = 4096, k
@@ -405,7 +407,7 @@ int plan(const khost_input *in, const khost__gemv &args, int *w, int *head_block
   int64_t groups = args.l * args.m / R, steps = (args.k / 32 + WARP - 1) / WARP;
   int64_t resident = int64_t(r.sms) * r.per_sm * WARPS;
   *w = 1;
-  while (2 * *w <= WARPS && groups * 2 * *w <= resident && steps >= 4 * 2 * *w) *w *= 2;
+  while (2 * *w <= WARPS && groups * 2 * *w <= resident && steps >= 2 * *w) *w *= 2;
   int64_t slots = int64_t(r.sms) * r.tail_per_sm, blocks = (groups + WARPS - 1) / WARPS;
   int64_t head = slots > 0 ? blocks / slots * slots : 0, tail = groups - head * WARPS;
   bool split = *w == 1 && head > 0 && tail > 0 && tail * TAIL_W <= slots * WARPS && steps >= TAIL_W;
