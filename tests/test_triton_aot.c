@@ -211,7 +211,7 @@ Test(triton_aot, describe_names_the_selected_variant)
   cr_expect_str_eq(name, "softmax_fp16_cluster_c8_n8192_w4");
   rows_call(&c, "reduce_sum", FP32, 4096, 16384);
   cr_expect_eq(kernel("reduce_sum")->describe(&c.in, name, sizeof name), KHOST_STATUS_OK, "%s", c.error);
-  cr_expect_str_eq(name, "reduce_fp32_m1_n8192_w16");
+  cr_expect_str_eq(name, "reduce_fp32_m1_n8192_w8");
   gemv_call(&c, 7168, 16384, 1);
   setenv("KHOST_TRITON_VARIANT", "gemv_m4_k2048_w2", 1);
   int status = kernel("nvfp4_gemv")->describe(&c.in, name, sizeof name);

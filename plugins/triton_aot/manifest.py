@@ -83,7 +83,9 @@ def _copy_transpose():
 def _reduce_sum():
     out = []
     for dt in FLOAT_TYPES:
-        for bm, bn, w, aligned in ((32, 64, 4, True), (4, 1024, 4, True), (1, 8192, 16, True),
+        # 8 warps for the 8192-wide tile: 32 elements a thread, so twice the bytes in flight per
+        # thread of 16 warps (docs/TRITON_AOT.md, reduce_sum; docs/PERF.md run W, calls 9 and 10).
+        for bm, bn, w, aligned in ((32, 64, 4, True), (4, 1024, 4, True), (1, 8192, 8, True),
                                    (4, 512, 4, False)):
             suffix = "" if aligned else "_any"
             out.append(_variant(f"reduce_{dt}_m{bm}_n{bn}_w{w}{suffix}", "reduce_sum", "reduce_sum.py",
