@@ -50,7 +50,8 @@ typedef struct khost__row {
   char device[8];   /* "cpu" or "cuda" */
   khost__row_status status;
   char message[512];                 /* reason for SKIP/ERROR/CRASH/TIMEOUT/FAIL, else empty */
-  char variant[KHOST__VARIANT_SIZE]; /* the implementation the kernel named (describe()), else empty */
+  char variant[KHOST__VARIANT_SIZE]; /* the implementation the kernel named (describe()), else empty;
+                                        the parent takes it from the worker's phase messages */
   double atol, rtol;
   khost__check_stats check;
   khost__timing time;

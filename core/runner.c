@@ -133,8 +133,6 @@ static void take_results(case_run *r, int s, const khost__row *from)
   khost__row *row = &r->rows[s];
   row->status = from->status;
   memcpy(row->message, from->message, sizeof row->message);
-  memcpy(row->variant, from->variant, sizeof row->variant);
-  row->variant[sizeof row->variant - 1] = '\0';
   row->check = from->check;
   row->time = from->time;
   r->pending[s] = 0;
