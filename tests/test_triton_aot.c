@@ -208,7 +208,14 @@ Test(triton_aot, describe_names_the_selected_variant)
   hand_call c;
   rows_call(&c, "softmax_online", FP16, 1024, 65536);
   cr_expect_eq(kernel("softmax_online")->describe(&c.in, name, sizeof name), KHOST_STATUS_OK, "%s", c.error);
-  cr_expect_str_eq(name, "softmax_fp16_cluster_c8_n8192_w4");
+  cr_expect_str_eq(name, "softmax_fp16_cluster_c4_n16384_w4");
+  /* Rows one 16384-element program would hold go to the next cluster shape. */
+  rows_call(&c, "softmax_online", BF16, 1024, 16384);
+  cr_expect_eq(kernel("softmax_online")->describe(&c.in, name, sizeof name), KHOST_STATUS_OK, "%s", c.error);
+  cr_expect_str_eq(name, "softmax_bf16_cluster_c8_n8192_w4");
+  rows_call(&c, "softmax_online", FP32, 1024, 65536);
+  cr_expect_eq(kernel("softmax_online")->describe(&c.in, name, sizeof name), KHOST_STATUS_OK, "%s", c.error);
+  cr_expect_str_eq(name, "softmax_fp32_cluster_c8_n8192_w4");
   rows_call(&c, "reduce_sum", FP32, 4096, 16384);
   cr_expect_eq(kernel("reduce_sum")->describe(&c.in, name, sizeof name), KHOST_STATUS_OK, "%s", c.error);
   cr_expect_str_eq(name, "reduce_fp32_m1_n8192_w8");

@@ -95,13 +95,16 @@ def _reduce_sum():
 
 
 def _softmax_cluster(dt):
-    # Programs per row (the cluster size), BLOCK_N, warps: 8 x 8192 for rows up to 65536 (a
-    # cluster holds up to 8 programs on every Hopper part, the portable size). Of the
-    # shapes measured (docs/TRITON_AOT.md), the smallest programs were the fastest.
-    c, bn, w = 8, 8192, 4
+    # (programs per row = the cluster size, BLOCK_N, warps), longest rows first. 16-bit
+    # rows up to 65536 take 4 programs of 16384 elements, 128 a thread (161 registers, 3
+    # programs an SM); fp32 rows, and 16-bit rows up to 32768, 8 of 8192, 64 a thread
+    # (80-96 registers). A cluster holds up to 8 programs on every Hopper part, the portable
+    # size. Measured on an H200 (docs/TRITON_AOT.md, softmax_online).
+    shapes = ((8, 8192, 4), ) if dt == "fp32" else ((4, 16384, 4), (8, 8192, 4))
     signature = dict(_rowwise_signature(dt, True), part="*fp32:16")
     return [_variant(f"softmax_{dt}_cluster_c{c}_n{bn}_w{w}", "softmax_online", "softmax_online.py",
-                     "softmax_cluster", signature, {"BLOCK_N": bn}, w, dt, True, cluster=c)]
+                     "softmax_cluster", signature, {"BLOCK_N": bn, "THREADS": 32 * w}, w, dt, True, cluster=c)
+            for c, bn, w in shapes]
 
 
 def _softmax_online():

@@ -12,8 +12,10 @@ time replace each other rather than the rest of the row. For the re-read to hit,
 rows in flight at once must fit in L2 with room to spare, which the launch shape sets:
 two programs of 16 warps (16-bit types) or one of 32 (fp32) per multiprocessor.
 softmax_cluster reads a long row once: a cluster of CLUSTER programs shares the row,
-each holding one segment in registers. They exchange their segments' maximum and sum
-through global memory across one cluster barrier (cluster.py).
+each holding one segment in registers. Each thread first takes the maximum and sum of its
+own elements, with no communication, and one reduction of (maximum, sum) pairs gives the
+segment's; the programs exchange those through global memory across one cluster barrier
+(cluster.py).
 """
 import triton
 import triton.language as tl
@@ -135,21 +137,40 @@ def _exchange(part, row64, seg, seg_max, seg_sum, CLUSTER: tl.constexpr):
 
 
 @triton.jit
-def softmax_cluster(x, y, m, n, part, BLOCK_N: tl.constexpr, CLUSTER: tl.constexpr):
+def _merge(max_a, sum_a, max_b, sum_b):
+    """Two (maximum, sum of exp(x - maximum)) pairs as one."""
+    top = tl.maximum(max_a, max_b)
+    return top, sum_a * _exp_minus(max_a, top) + sum_b * _exp_minus(max_b, top)
+
+
+@triton.jit
+def softmax_cluster(x, y, m, n, part, BLOCK_N: tl.constexpr, THREADS: tl.constexpr, CLUSTER: tl.constexpr):
     """x, y [m, n] with n <= CLUSTER * BLOCK_N. Grid m * CLUSTER in clusters of CLUSTER
     programs (the launcher's; tools/triton_aot.py sets CLUSTER from the variant's
     cluster): program p holds segment p % CLUSTER (BLOCK_N elements) of row p // CLUSTER;
-    part as _exchange's."""
+    part as _exchange's. THREADS is the program's thread count: the segment is held as
+    [THREADS, words, 16 bytes], so that each thread's elements share the first index and
+    its maximum and sum need no other thread (any value gives the same results)."""
+    VEC: tl.constexpr = 128 // x.dtype.element_ty.primitive_bitwidth
     pid = tl.program_id(0)
     seg = pid % CLUSTER
     row = (pid // CLUSTER).to(tl.int64)
-    cols = seg * BLOCK_N + tl.arange(0, BLOCK_N)
+    cols = (seg * BLOCK_N + tl.arange(0, THREADS)[:, None, None] * VEC +
+            tl.arange(0, BLOCK_N // (THREADS * VEC))[None, :, None] * (THREADS * VEC) +
+            tl.arange(0, VEC)[None, None, :])
     ok = cols < n
     base = row * n
     t = tl.load(x + base + cols, mask=ok, other=-float("inf"), eviction_policy=LAST_USE).to(tl.float32)
-    # A finite floor: a segment wholly past n (short rows) has t = -inf everywhere.
-    seg_max = tl.maximum(tl.max(t, axis=0), -3.0e38)
-    e = _exp_minus(t, seg_max)
-    row_max, total = _exchange(part, row, seg, seg_max, tl.sum(e, axis=0), CLUSTER)
-    out = e * (_exp_minus(seg_max, row_max) / total)
+    # A floor for a thread whose elements all lie past n (t = -inf), finite also times
+    # log2(e), so that the 16-bit path's FMA gives -inf there, not inf - inf.
+    own_max = tl.maximum(tl.max(tl.max(t, axis=2), axis=1), -1.0e38)
+    if y.dtype.element_ty == tl.float32:
+        e = _exp_minus(t, own_max[:, None, None])
+    else:
+        # One FMA ahead of the MUFU: rounding own_max * log2(e) costs about 1e-5
+        # relative (as in _emit), far below a 16-bit output's half ulp.
+        e = _ex2(tl.fma(t, LOG2E, (-own_max * LOG2E)[:, None, None]))
+    seg_max, seg_sum = tl.reduce((own_max, tl.sum(tl.sum(e, axis=2), axis=1)), 0, _merge)
+    row_max, total = _exchange(part, row, seg, seg_max, seg_sum, CLUSTER)
+    out = e * (_exp_minus(own_max, row_max) / total)[:, None, None]
     tl.store(y + base + cols, out.to(y.dtype.element_ty), mask=ok, eviction_policy=LAST_USE)
