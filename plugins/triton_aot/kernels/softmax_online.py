@@ -160,7 +160,11 @@ def softmax_cluster(x, y, m, n, part, BLOCK_N: tl.constexpr, THREADS: tl.constex
             tl.arange(0, VEC)[None, None, :])
     ok = cols < n
     base = row * n
-    t = tl.load(x + base + cols, mask=ok, other=-float("inf"), eviction_policy=LAST_USE).to(tl.float32)
+    # No L2 hints, though each element is touched once: measured faster than evict_first
+    # (H200, 16-bit rows of 65536: 81.9-82.7% of copy against 79.7-80.4; why is not known).
+    # evict_last loads measured as fast, but the lines they protect could outlive khost's
+    # L2 flush and warm the next timed call.
+    t = tl.load(x + base + cols, mask=ok, other=-float("inf")).to(tl.float32)
     # A floor for a thread whose elements all lie past n (t = -inf), finite also times
     # log2(e), so that the 16-bit path's FMA gives -inf there, not inf - inf.
     own_max = tl.maximum(tl.max(tl.max(t, axis=2), axis=1), -1.0e38)
@@ -173,4 +177,4 @@ def softmax_cluster(x, y, m, n, part, BLOCK_N: tl.constexpr, THREADS: tl.constex
     seg_max, seg_sum = tl.reduce((own_max, tl.sum(tl.sum(e, axis=2), axis=1)), 0, _merge)
     row_max, total = _exchange(part, row, seg, seg_max, seg_sum, CLUSTER)
     out = e * (_exp_minus(own_max, row_max) / total)[:, None, None]
-    tl.store(y + base + cols, out.to(y.dtype.element_ty), mask=ok, eviction_policy=LAST_USE)
+    tl.store(y + base + cols, out.to(y.dtype.element_ty), mask=ok)
