@@ -96,10 +96,10 @@ def _reduce_sum():
 
 def _softmax_cluster(dt):
     # (programs per row = the cluster size, BLOCK_N, warps), longest rows first. 16-bit
-    # rows up to 65536 take 4 programs of 16384 elements, 128 a thread (161 registers, 3
-    # programs an SM); fp32 rows, and 16-bit rows up to 32768, 8 of 8192, 64 a thread
-    # (80-96 registers). A cluster holds up to 8 programs on every Hopper part, the portable
-    # size. Measured on an H200 (docs/TRITON_AOT.md, softmax_online).
+    # rows of 16385 to 65536 take 4 programs of 16384 elements, 128 a thread (161
+    # registers, 3 programs an SM); fp32 rows, and shorter 16-bit ones, 8 of 8192, 64 a
+    # thread (89-96 registers). A cluster holds up to 8 programs on every Hopper part, the
+    # portable size. Measured on an H200 (docs/PERF.md run X).
     shapes = ((8, 8192, 4), ) if dt == "fp32" else ((4, 16384, 4), (8, 8192, 4))
     signature = dict(_rowwise_signature(dt, True), part="*fp32:16")
     return [_variant(f"softmax_{dt}_cluster_c{c}_n{bn}_w{w}", "softmax_online", "softmax_online.py",
