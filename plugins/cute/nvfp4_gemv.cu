@@ -31,7 +31,7 @@
 namespace {
 
 using cute::uint128_t;
-using khost__cute::load_evict_first;
+using khost__cute::load_no_allocate;
 
 using khost__cute::WARP;
 /* 4 warps a block: the 70 registers a thread needs fit 7 blocks (28 warps) on an
@@ -259,8 +259,8 @@ __device__ __forceinline__ void row_groups(const uint128_t *a, const uint16_t *s
     step_loads in;
 #pragma unroll
     for (int r = 0; r < R; r++) {
-      in.a[r] = load_evict_first(tA(r, step));
-      in.sfa[r] = load_evict_first(tSfa(r, step));
+      in.a[r] = load_no_allocate(tA(r, step));
+      in.sfa[r] = load_no_allocate(tSfa(r, step));
     }
     in.v = tV(step);
     in.sfv = tSfv(step);

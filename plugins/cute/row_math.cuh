@@ -281,6 +281,25 @@ __device__ __forceinline__ V load_evict_first(const V &src)
   return dst;
 }
 
+/* A read-only load (.nc) that allocates no L1 line, with no L2 hint: for data
+ * read once by a kernel whose L2 policy measured better left alone (the GEMV's
+ * matrix: docs/CUTE.md, nvfp4_gemv). */
+template <class V>
+__device__ __forceinline__ V load_no_allocate(const V &src)
+{
+  V dst;
+  if constexpr (sizeof(V) == 16) {
+    uint32_t *d = reinterpret_cast<uint32_t *>(&dst);
+    asm("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+        : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
+        : "l"(&src));
+  } else {
+    static_assert(sizeof(V) == 2, "16-byte words or 2-byte elements");
+    asm("ld.global.nc.L1::no_allocate.b16 %0, [%1];" : "=h"(*reinterpret_cast<uint16_t *>(&dst)) : "l"(&src));
+  }
+  return dst;
+}
+
 /* How a row kernel reads its input: plain loads, or evict-first for a kernel
  * that only reads (reduce_sum). Softmax reads and writes; there the hint
  * measured no better (fp32 a little worse: docs/CUTE.md). */

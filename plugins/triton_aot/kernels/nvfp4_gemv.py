@@ -87,12 +87,12 @@ def _tile_dot(acc, a, sa, v, sv, zero):
 @triton.jit
 def _load_tile(a_rows, sfa_rows, v_base, sfv_base, g, end, GROUPS: tl.constexpr):
     """One tile, masked from word end on (a zero word or scale adds nothing). a and its scales are
-    read once: evict_first lets them replace each other in L2 instead of evicting other
-    data (dirty lines, which would cost a write-back), v and its scales stay."""
+    read once but carry no L2 hint: under khost's read flush evict_first measured slower
+    (docs/PERF.md run X, call 9)."""
     cols = g + tl.arange(0, GROUPS)
     ok = cols < end
-    a_t = tl.load(a_rows + cols[None, :], mask=ok[None, :], other=0, eviction_policy="evict_first")
-    sa_t = tl.load(sfa_rows + cols[None, :], mask=ok[None, :], other=0, eviction_policy="evict_first")
+    a_t = tl.load(a_rows + cols[None, :], mask=ok[None, :], other=0)
+    sa_t = tl.load(sfa_rows + cols[None, :], mask=ok[None, :], other=0)
     v_t = tl.load(v_base + cols, mask=ok, other=0)
     sv_t = tl.load(sfv_base + cols, mask=ok, other=0)
     return a_t, sa_t, v_t, sv_t
