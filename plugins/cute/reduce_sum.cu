@@ -83,15 +83,8 @@ int supports(const khost_input *in)
 /* khost__cute_run launches, khost__cute_describe names. */
 int dispatch(const khost_input *in, khost__cute_name *name)
 {
-  khost__rows rows;
-  int status = khost__rows_open(in, KHOST_DEVICE_CUDA, KHOST__ROWS_OUT_REDUCED, INT32_MAX, &rows);
-  if (status != KHOST_STATUS_OK) return status;
-  /* The output is one element per row, so only the input decides the word. */
-  bool vectorizable = rows_vectorizable(rows, false);
-  return with_element_type(rows, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    return vectorizable ? launch_for_shape<T, cute::uint128_t>(in, rows, name)
-                        : launch_for_shape<T, T>(in, rows, name);
+  return with_row_types(in, KHOST__ROWS_OUT_REDUCED, [&](const khost__rows &rows, auto element, auto word) {
+    return launch_for_shape<typename decltype(element)::type, typename decltype(word)::type>(in, rows, name);
   });
 }
 

@@ -458,6 +458,21 @@ int with_element_type(const khost__rows &rows, Launch &&launch)
   return KHOST_STATUS_INTERNAL;
 }
 
+/* Opens in as rows (out_kind, 32-bit sizes) and returns launch(rows, type_tag<T>{},
+ * type_tag<V>{}): T the element type, V a 16-byte word where the rows allow it, else T.
+ * A reduced output is one element per row, so then only the input decides V. */
+template <class Launch>
+int with_row_types(const khost_input *in, khost__rows_out out_kind, Launch &&launch)
+{
+  khost__rows rows;
+  int status = khost__rows_open(in, KHOST_DEVICE_CUDA, out_kind, INT32_MAX, &rows);
+  if (status != KHOST_STATUS_OK) return status;
+  bool vectorizable = rows_vectorizable(rows, out_kind == KHOST__ROWS_OUT_SAME);
+  return with_element_type(rows, [&](auto tag) {
+    return vectorizable ? launch(rows, tag, type_tag<cute::uint128_t>{}) : launch(rows, tag, tag);
+  });
+}
+
 } // namespace khost__cute
 
 #endif

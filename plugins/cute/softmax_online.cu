@@ -223,14 +223,8 @@ int supports(const khost_input *in)
 /* khost__cute_run launches, khost__cute_describe names. */
 int dispatch(const khost_input *in, khost__cute_name *name)
 {
-  khost__rows rows;
-  int status = khost__rows_open(in, KHOST_DEVICE_CUDA, KHOST__ROWS_OUT_SAME, INT32_MAX, &rows);
-  if (status != KHOST_STATUS_OK) return status;
-  bool vectorizable = rows_vectorizable(rows, true);
-  return with_element_type(rows, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    return vectorizable ? launch_for_shape<T, cute::uint128_t>(in, rows, name)
-                        : launch_for_shape<T, T>(in, rows, name);
+  return with_row_types(in, KHOST__ROWS_OUT_SAME, [&](const khost__rows &rows, auto element, auto word) {
+    return launch_for_shape<typename decltype(element)::type, typename decltype(word)::type>(in, rows, name);
   });
 }
 
