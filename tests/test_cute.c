@@ -64,40 +64,25 @@ Test(cute, row_ops_support_every_float_dtype_and_refuse_mixtures)
     }
 }
 
-/* The name describe() gives for op on an m x n call of dtype; "" when it fails. */
-static const char *row_kernel_name(const char *op, khost_dtype dtype, int64_t m, int64_t n, char *buf,
-                                   size_t size)
-{
-  hand_call c;
-  hand_rows_call(&c, op, KHOST_DEVICE_CUDA, dtype, m, n);
-  buf[0] = '\0';
-  int status = kernel(op)->describe(&c.in, buf, size);
-  cr_expect_eq(status, KHOST_STATUS_OK, "%s %lldx%lld: %s", op, (long long)m, (long long)n, c.error);
-  return buf;
-}
-
 /* describe() walks run()'s own choice of kernel and stops before the launch, which
  * would fail here: 65536-long rows take a cluster of 2 CTAs (16-bit) or 4 (fp32),
  * rows past 8 CTAs stream, rows not in 16-byte words go element by element. */
 Test(cute, describe_names_the_kernel_each_shape_takes_without_launching)
 {
+  const khost_test_row_name rows[] = {
+      {"softmax_online", FP16, 1024, 65536, "softmax_resident<tpr=256,nv=16,cluster=2,words>"},
+      {"softmax_online", FP32, 1024, 65536, "softmax_resident<tpr=256,nv=16,cluster=4,words>"},
+      {"softmax_online", BF16, 4, 1 << 20, "softmax_streaming<tpr=512,nv=2,words>"},
+      {"softmax_online", FP32, 37, 1001, "softmax_resident<tpr=64,nv=16,cluster=1,elements>"},
+      {"reduce_sum", FP32, 4096, 16384, "reduce_rows<tpr=256,nv=8,words>"},
+      {"reduce_sum", FP16, 16384, 4096, "reduce_rows<tpr=32,nv=8,words>"},
+      {"copy_transpose", FP16, 8192, 8192, "transpose_words"},
+      {"copy_transpose", FP16, 37, 1000, "transpose_elements"},
+  };
+  khost_test_expect_row_names(kernel, rows, sizeof rows / sizeof rows[0]);
   char b[64];
-  cr_expect_str_eq(row_kernel_name("softmax_online", FP16, 1024, 65536, b, sizeof b),
-                   "softmax_resident<tpr=256,nv=16,cluster=2,words>");
-  cr_expect_str_eq(row_kernel_name("softmax_online", FP32, 1024, 65536, b, sizeof b),
-                   "softmax_resident<tpr=256,nv=16,cluster=4,words>");
-  cr_expect_str_eq(row_kernel_name("softmax_online", BF16, 4, 1 << 20, b, sizeof b),
-                   "softmax_streaming<tpr=512,nv=2,words>");
-  cr_expect_str_eq(row_kernel_name("softmax_online", FP32, 37, 1001, b, sizeof b),
-                   "softmax_resident<tpr=64,nv=16,cluster=1,elements>");
-  cr_expect_str_eq(row_kernel_name("reduce_sum", FP32, 4096, 16384, b, sizeof b),
-                   "reduce_rows<tpr=256,nv=8,words>");
-  cr_expect_str_eq(row_kernel_name("reduce_sum", FP16, 16384, 4096, b, sizeof b),
-                   "reduce_rows<tpr=32,nv=8,words>");
-  cr_expect_str_eq(row_kernel_name("copy_transpose", FP16, 8192, 8192, b, sizeof b), "transpose_words");
-  cr_expect_str_eq(row_kernel_name("copy_transpose", FP16, 37, 1000, b, sizeof b), "transpose_elements");
   hand_call c;
   hand_gemv_call(&c, KHOST_DEVICE_CUDA, 256, 512, 2);
-  cr_expect_eq(kernel("nvfp4_gemv")->describe(&c.in, b, sizeof b), KHOST_STATUS_OK, "%s", c.error);
-  cr_expect_str_eq(b, "gemv_rows<tpr=16,w=1>", "rows of 16 chunks: 16 lanes a row group");
+  cr_expect_str_eq(khost_test_describe(kernel("nvfp4_gemv"), &c.in, b, sizeof b), "gemv_rows<tpr=16,w=1>",
+                   "rows of 16 chunks: 16 lanes a row group");
 }

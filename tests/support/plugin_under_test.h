@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hand_call.h"
 #include "khost/plugin.h"
 
 /* The entry function of the plugin whose path is in environment variable
@@ -42,6 +43,41 @@ static inline const khost_kernel *khost_test_kernel(const khost_plugin *plugin, 
       return plugin->kernels[i];
   cr_assert_fail("plugin %s has no kernel for %s on device type %d", plugin->name, op, device_type);
   return NULL;
+}
+
+/* The name kernel's describe() gives for the call in, in buf; "" (and a failed
+ * expectation) when it fails. */
+static inline const char *khost_test_describe(const khost_kernel *kernel, const khost_input *in, char *buf,
+                                              size_t size)
+{
+  buf[0] = '\0';
+  cr_assert_not_null(kernel->describe, "%s has no describe()", kernel->op);
+  int status = kernel->describe(in, buf, size);
+  cr_expect_eq(status, KHOST_STATUS_OK, "%s describe(): %s", kernel->op, in->error);
+  return buf;
+}
+
+/* An expected describe() answer for a well-formed m x n call of a row-wise op. */
+typedef struct khost_test_row_name {
+  const char *op;
+  khost_dtype dtype;
+  int64_t m, n;
+  const char *name;
+} khost_test_row_name;
+
+/* Expects each case's name from describe() of kernel_of(case's op). */
+static inline void khost_test_expect_row_names(const khost_kernel *(*kernel_of)(const char *op),
+                                               const khost_test_row_name *cases, size_t count)
+{
+  for (size_t i = 0; i < count; i++) {
+    const khost_test_row_name *t = &cases[i];
+    const khost_kernel *kernel = kernel_of(t->op);
+    hand_call c;
+    char buf[64];
+    hand_rows_call(&c, t->op, kernel->device_type, t->dtype, t->m, t->n);
+    cr_expect_str_eq(khost_test_describe(kernel, &c.in, buf, sizeof buf), t->name, "%s %lldx%lld", t->op,
+                     (long long)t->m, (long long)t->n);
+  }
 }
 
 #endif
