@@ -194,9 +194,10 @@ static int parse_int_param(const khost__case *c, const khost__param_spec *p, con
   long long v;
   errno = 0;
   v = strtoll(text, &end, 10);
-  if (errno || end == text || *end != '\0') {
-    return khost__errorf(err, KHOST__E_CONFIG, "case %s: %s = '%s' is not a 64-bit integer", c->name, p->name,
-                         text);
+  /* INT64_MIN is refused too: it marks a parameter the suite did not give. */
+  if (errno || end == text || *end != '\0' || v == KHOST__PARAM_UNSET) {
+    return khost__errorf(err, KHOST__E_CONFIG, "case %s: %s = '%s' is not an integer in -(2^63-1)..2^63-1",
+                         c->name, p->name, text);
   }
   *out = v;
   return 0;

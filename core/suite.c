@@ -86,16 +86,32 @@ static void key_list(const khost__op *op, char *buf, size_t n)
   append(buf, n, "seed, atol, rtol");
 }
 
-/* A [section] header by inih's rule: a ']' comes before any inline comment
- * (a ';' after a blank), so that khost and inih agree on which lines start cases. */
-static bool is_header(const char *s)
+/* The ']' of a [section] header by inih's rule (one that comes before any inline
+ * comment, a ';' after a blank), so that khost and inih agree on which lines start
+ * cases; NULL when s is no header. */
+static const char *header_end(const char *s)
 {
-  if (s[0] != '[') return false;
+  if (s[0] != '[') return NULL;
   for (const char *c = s + 1; *c; c++) {
-    if (*c == ']') return true;
-    if (*c == ';' && isspace((unsigned char)c[-1])) return false;
+    if (*c == ']') return c;
+    if (*c == ';' && isspace((unsigned char)c[-1])) return NULL;
   }
-  return false;
+  return NULL;
+}
+
+/* inih ignores what follows a header's ']'; a suite may put only a comment there. */
+static bool header_tail_ok(const char *after)
+{
+  after += strspn(after, " \t\r\n");
+  return *after == '\0' || *after == ';' || *after == '#';
+}
+
+/* getline's line as inih would see it with LF endings: the '\r' of a CRLF file
+ * counts against no limit and reaches no value. */
+static void drop_cr(char *line)
+{
+  size_t n = strlen(line);
+  if (n >= 2 && line[n - 2] == '\r' && line[n - 1] == '\n') line[n - 2] = '\n', line[n - 1] = '\0';
 }
 
 /* inih's reader. It hands over exactly one physical line per call, so inih's line
@@ -107,13 +123,21 @@ static char *read_line(char *str, int num, void *stream)
   parser *p = stream;
   if (getline(&p->line, &p->line_capacity, p->file) < 0) return NULL;
   p->lineno++;
+  drop_cr(p->line);
   const char *start = p->line;
   if (p->lineno == 1 && strncmp(start, "\xEF\xBB\xBF", 3) == 0) start += 3; /* UTF-8 BOM */
   start += strspn(start, " \t");
+  const char *end = header_end(start);
   if (strlen(start) + 1 > (size_t)num) {
     fail(p, p->lineno, KHOST__E_CONFIG, "line is longer than %d characters", num - 2);
     start = "\n";
-  } else if (is_header(start)) {
+  } else if (end && !header_tail_ok(end + 1)) {
+    const char *tail = end + 1 + strspn(end + 1, " \t");
+    size_t shown = strcspn(tail, "\n");
+    fail(p, p->lineno, KHOST__E_CONFIG, "text after the [case] header: '%.*s' (only a comment may follow)",
+         (int)(shown < 60 ? shown : 60), tail);
+    start = "\n";
+  } else if (end) {
     if (p->header_line) fail(p, p->header_line, KHOST__E_CONFIG, "case has no keys (it needs op = OP)");
     p->header_line = p->lineno;
   }
@@ -131,6 +155,9 @@ static int check_case_name(parser *p, int line, const char *name)
   if (strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != len)
     return fail(p, line, KHOST__E_CONFIG, "case name '%s' may hold only letters, digits, '_', '.' and '-'",
                 name);
+  /* It names a folder under --dump: '.', '..' or a hidden name must not be one. */
+  if (name[0] == '.' || name[0] == '-')
+    return fail(p, line, KHOST__E_CONFIG, "case name '%s' must start with a letter, a digit or '_'", name);
   for (int i = 0; i < p->ncases; i++)
     if (strcmp(p->cases[i].name, name) == 0)
       return fail(p, line, KHOST__E_CONFIG, "duplicate case name '%s' (first at line %d)", name,
@@ -200,12 +227,15 @@ static bool parse_seed(const char *s, uint64_t *out)
   return s[0] != '-' && end != s && *end == '\0' && errno == 0;
 }
 
+/* errno catches a value that underflows to 0 or a subnormal: a tolerance the
+ * suite wrote would silently not be the one checked. */
 static bool parse_tolerance(const char *s, double *out)
 {
   char *end;
+  errno = 0;
   double v = strtod(s, &end);
   *out = v;
-  return end != s && *end == '\0' && isfinite(v) && v >= 0;
+  return end != s && *end == '\0' && errno == 0 && isfinite(v) && v >= 0;
 }
 
 static int set_param(parser *p, khost__case *c, const char *key, const char *value)
@@ -228,7 +258,7 @@ static int set_value(parser *p, khost__case *c, unsigned bit, const char *key, c
     return set_param(p, c, key, value);
   if (ok) return KHOST__OK;
   return fail(p, p->lineno, KHOST__E_CONFIG, "case %s: %s = '%s' is not %s", c->name, key, value,
-              bit == KEY_SEED ? "an integer in 0..2^64-1" : "a finite number >= 0");
+              bit == KEY_SEED ? "an integer in 0..2^64-1" : "a finite number >= 0 (in double range)");
 }
 
 static int set_key(parser *p, const char *key, const char *value)

@@ -128,10 +128,10 @@ typedef struct text_row {
 } text_row;
 
 static text_row bad_texts[] = {
-    {"nvfp4_gemv", "m", "12x", "case perf_x: m = '12x' is not a 64-bit integer"},
-    {"nvfp4_gemv", "k", "", "case perf_x: k = '' is not a 64-bit integer"},
+    {"nvfp4_gemv", "m", "12x", "case perf_x: m = '12x' is not an integer in -(2^63-1)..2^63-1"},
+    {"nvfp4_gemv", "k", "", "case perf_x: k = '' is not an integer in -(2^63-1)..2^63-1"},
     {"nvfp4_gemv", "k", "99999999999999999999",
-     "case perf_x: k = '99999999999999999999' is not a 64-bit integer"},
+     "case perf_x: k = '99999999999999999999' is not an integer in -(2^63-1)..2^63-1"},
     {"copy_transpose", "dtype", "fp8",
      "case perf_x: dtype = 'fp8' is not a dtype (copy_transpose takes fp16, "
      "bf16, fp32)"},

@@ -115,6 +115,16 @@ Test(suite_load, accepts_a_byte_order_mark_and_crlf_lines)
   khost__suite_free(&s);
 }
 
+/* The line limit counts what inih keeps: a CRLF line of 198 characters fits as an LF one does. */
+Test(suite_load, a_crlf_line_at_the_limit_and_a_comment_after_a_header_are_accepted)
+{
+  khost__suite s = load_ok(FIXTURE("good_crlf_long_line.ini"));
+  cr_assert_eq(s.ncases, 1);
+  cr_expect_str_eq(s.cases[0].name, "crlf_long");
+  cr_expect_eq(khost__case_param(&s.cases[0], "n"), 5);
+  khost__suite_free(&s);
+}
+
 Test(suite_load, a_missing_file_is_a_config_error)
 {
   khost__suite s;
@@ -138,14 +148,15 @@ static const bad_file bad_files[] = {
     {"bad_case_without_keys.ini", 1, "case has no keys (it needs op = OP)"},
     {"bad_last_case_without_keys.ini", 7, "case has no keys (it needs op = OP)"},
     {"bad_unknown_op.ini", 2, "case a: unknown op 'nvfp4_gemm' (known ops: "},
-    {"bad_not_integer.ini", 3, "case a: m = '12x' is not a 64-bit integer"},
-    {"bad_integer_overflow.ini", 4, "case a: k = '99999999999999999999' is not a 64-bit integer"},
-    {"bad_empty_value.ini", 4, "case a: k = '' is not a 64-bit integer"},
+    {"bad_not_integer.ini", 3, "case a: m = '12x' is not an integer in -(2^63-1)..2^63-1"},
+    {"bad_integer_overflow.ini", 4,
+     "case a: k = '99999999999999999999' is not an integer in -(2^63-1)..2^63-1"},
+    {"bad_empty_value.ini", 4, "case a: k = '' is not an integer in -(2^63-1)..2^63-1"},
     {"bad_unknown_dtype.ini", 3,
      "case a: dtype = 'fp64' is not a dtype (copy_transpose takes fp16, bf16, fp32)"},
-    {"bad_negative_tolerance.ini", 6, "case a: atol = '-1e-3' is not a finite number >= 0"},
-    {"bad_text_tolerance.ini", 6, "case a: rtol = 'tight' is not a finite number >= 0"},
-    {"bad_nan_tolerance.ini", 6, "case a: rtol = 'nan' is not a finite number >= 0"},
+    {"bad_negative_tolerance.ini", 6, "case a: atol = '-1e-3' is not a finite number >= 0 (in double range)"},
+    {"bad_text_tolerance.ini", 6, "case a: rtol = 'tight' is not a finite number >= 0 (in double range)"},
+    {"bad_nan_tolerance.ini", 6, "case a: rtol = 'nan' is not a finite number >= 0 (in double range)"},
     {"bad_negative_seed.ini", 6, "case a: seed = '-1' is not an integer in 0..2^64-1"},
     {"bad_duplicate_case.ini", 13, "duplicate case name 'a' (first at line 1)"},
     {"bad_repeated_section.ini", 6, "duplicate case name 'a' (first at line 1)"},
@@ -163,6 +174,11 @@ static const bad_file bad_files[] = {
     {"bad_case_name_chars.ini", 1, "case name 'a b' may hold only letters, digits, '_', '.' and '-'"},
     {"bad_case_name_long.ini", 1, "is longer than 48 characters"},
     {"bad_long_line.ini", 3, "line is longer than"},
+    {"bad_header_tail.ini", 1, "text after the [case] header: 'junk here' (only a comment may follow)"},
+    {"bad_case_name_dots.ini", 2, "case name '..' must start with a letter, a digit or '_'"},
+    {"bad_int64_min.ini", 4, "case a: m = '-9223372036854775808' is not an integer in -(2^63-1)..2^63-1"},
+    {"bad_tolerance_underflow.ini", 6,
+     "case a: atol = '1e-400' is not a finite number >= 0 (in double range)"},
 };
 
 Test(suite_load, refuses_bad_files_with_file_line_and_reason)
