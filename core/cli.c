@@ -138,16 +138,22 @@ static int parse_int(const char *flag_name, const char *s, int lo, int hi, int *
   return KHOST__OK;
 }
 
-static int parse_double(const char *flag_name, const char *s, double lo, double *out, khost__err *err)
+/* hi is INFINITY where only lo bounds the flag. */
+static int parse_double(const char *flag_name, const char *s, double lo, double hi, double *out,
+                        khost__err *err)
 {
   char *end;
   errno = 0;
   double v = strtod(s, &end);
-  if (errno || end == s || *end || !isfinite(v) || v < lo)
+  if (!errno && end != s && !*end && isfinite(v) && v >= lo && v <= hi) {
+    *out = v;
+    return KHOST__OK;
+  }
+  if (isinf(hi))
     return khost__errorf(err, KHOST__E_CONFIG, "--%s needs a number of at least %g, got '%s'", flag_name, lo,
                          s);
-  *out = v;
-  return KHOST__OK;
+  return khost__errorf(err, KHOST__E_CONFIG, "--%s needs a number from %g to %g, got '%s'", flag_name, lo, hi,
+                       s);
 }
 
 static int add_path(const char **list, int *n, const char *flag_name, const char *value, khost__err *err)
@@ -180,12 +186,13 @@ static int apply(int id, const char *v, khost__options *o, khost__err *err)
   case OPT_NO_BLOCKING: o->no_blocking_kernel = 1; break;
   case OPT_DEVICE: return parse_int("device", v, 0, 1023, &o->device, err);
   case OPT_THREADS: return parse_int("threads", v, 1, 4096, &o->threads, err);
-  case OPT_WARMUP: return parse_double("warmup", v, 0, &o->warmup_s, err);
+  case OPT_WARMUP: return parse_double("warmup", v, 0, INFINITY, &o->warmup_s, err);
   case OPT_MIN_SAMPLES: return parse_int("min-samples", v, 1, 1000000, &o->min_samples, err);
-  case OPT_MIN_TIME: return parse_double("min-time", v, 0, &o->min_time_s, err);
-  case OPT_MAX_NOISE: return parse_double("max-noise", v, 0, &o->max_noise_pct, err);
-  case OPT_MAX_TIME: return parse_double("max-time", v, 0, &o->max_time_s, err);
-  case OPT_TIMEOUT: return parse_double("timeout", v, 0.001, &o->timeout_s, err);
+  case OPT_MIN_TIME: return parse_double("min-time", v, 0, INFINITY, &o->min_time_s, err);
+  case OPT_MAX_NOISE: return parse_double("max-noise", v, 0, INFINITY, &o->max_noise_pct, err);
+  case OPT_MAX_TIME: return parse_double("max-time", v, 0, INFINITY, &o->max_time_s, err);
+  /* A day at most: the worker's poll takes the time left in int milliseconds. */
+  case OPT_TIMEOUT: return parse_double("timeout", v, 0.001, 86400, &o->timeout_s, err);
   case OPT_HELP: o->help = 1; break;
   case OPT_VERSION: o->version = 1; break;
   }
@@ -213,11 +220,19 @@ int khost__cli_parse(int argc, char **argv, khost__options *o, khost__err *err)
   opterr = 0;
   optind = 1;
   int id, rc = KHOST__OK;
-  while (rc == KHOST__OK && (id = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-    if (id == '?' || id == ':')
-      return khost__errorf(err, KHOST__E_CONFIG, "%s '%s' (see --help)",
-                           optopt ? "missing value for" : "unknown option", argv[optind - 1]);
-    rc = apply(id, optarg, o, err);
+  /* The leading ':' makes a missing value ':', so that '?' is an unknown option or a
+   * value given to a flag that takes none. */
+  while (rc == KHOST__OK && (id = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+    if (id != '?' && id != ':') {
+      rc = apply(id, optarg, o, err);
+      continue;
+    }
+    const char *arg = argv[optind - 1], *eq = strchr(arg, '=');
+    if (id == ':') return khost__errorf(err, KHOST__E_CONFIG, "missing value for '%s' (see --help)", arg);
+    if (optopt >= OPT_SUITE && eq)
+      return khost__errorf(err, KHOST__E_CONFIG, "'%.*s' takes no value, got '%s' (see --help)",
+                           (int)(eq - arg), arg, arg);
+    return khost__errorf(err, KHOST__E_CONFIG, "unknown option '%s' (see --help)", arg);
   }
   if (rc == KHOST__OK && optind < argc)
     rc = khost__errorf(err, KHOST__E_CONFIG, "unexpected argument '%s' (see --help)", argv[optind]);
