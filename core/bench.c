@@ -55,12 +55,12 @@ static int compare_doubles(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-void khost__samples_summarize(const khost__samples *s, khost__timing *t)
+int khost__samples_summarize(const khost__samples *s, khost__timing *t)
 {
   memset(t, 0, sizeof *t);
-  if (s->n == 0) return;
+  if (s->n == 0) return KHOST__OK;
   double *sorted = malloc((size_t)s->n * sizeof *sorted);
-  if (!sorted) return;
+  if (!sorted) return KHOST__E_NOMEM;
   memcpy(sorted, s->v, (size_t)s->n * sizeof *sorted);
   qsort(sorted, (size_t)s->n, sizeof *sorted, compare_doubles);
   t->samples = (uint32_t)s->n;
@@ -74,4 +74,5 @@ void khost__samples_summarize(const khost__samples *s, khost__timing *t)
   t->stddev = s->n > 1 ? sqrt(squares / (s->n - 1)) : 0;
   t->noise = s->n > 1 && t->mean > 0 ? 100.0 * t->stddev / sqrt((double)s->n) / t->mean : 0;
   free(sorted);
+  return KHOST__OK;
 }

@@ -26,7 +26,8 @@ double khost__samples_noise_pct(const khost__samples *s);
  * <= max_noise_pct, or spent_s >= max_time_s (with at least one sample). */
 int khost__samples_done(const khost__samples *s, const khost__options *o);
 
-/* Median, mean, min, max, standard deviation and noise into t. */
-void khost__samples_summarize(const khost__samples *s, khost__timing *t);
+/* Median, mean, min, max, standard deviation and noise into t (zeroed first).
+ * 0, or KHOST__E_NOMEM (t then holds no samples). */
+int khost__samples_summarize(const khost__samples *s, khost__timing *t);
 
 #endif

@@ -1,9 +1,11 @@
 #include "discover.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static int add_exe_dir(khost__registry *reg, khost__err *err)
@@ -30,13 +32,25 @@ static int add_path_list(khost__registry *reg, const char *list, khost__err *err
   return rc;
 }
 
+/* A folder the user named: unlike the search paths, it must be there. */
+static int add_named_dir(khost__registry *reg, const char *dir, khost__err *err)
+{
+  struct stat st;
+  if (stat(dir, &st) != 0)
+    return khost__errorf(err, KHOST__E_CONFIG, "--plugin-dir %s: %s", dir, strerror(errno));
+  if (!S_ISDIR(st.st_mode)) return khost__errorf(err, KHOST__E_CONFIG, "--plugin-dir %s: not a folder", dir);
+  if (access(dir, R_OK | X_OK) != 0)
+    return khost__errorf(err, KHOST__E_CONFIG, "--plugin-dir %s: cannot list it: %s", dir, strerror(errno));
+  return khost__registry_add_dir(reg, dir, err);
+}
+
 int khost__discover(khost__registry *reg, const khost__options *o, khost__err *err)
 {
   int rc = add_exe_dir(reg, err);
   if (rc == KHOST__OK) rc = add_path_list(reg, getenv("KHOST_PLUGIN_PATH"), err);
   if (rc == KHOST__OK) rc = khost__registry_add_dir(reg, KHOST_PLUGIN_INSTALL_DIR, err);
   for (int i = 0; i < o->nplugin_dirs && rc == KHOST__OK; i++)
-    rc = khost__registry_add_dir(reg, o->plugin_dirs[i], err);
+    rc = add_named_dir(reg, o->plugin_dirs[i], err);
   for (int i = 0; i < o->nplugin_files && rc == KHOST__OK; i++)
     rc = khost__registry_add_file(reg, o->plugin_files[i], err);
   if (rc == KHOST__OK) rc = khost__registry_probe_init(reg, err);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "npy.h"
 
@@ -26,35 +27,62 @@ static int dump_path(const khost__options *o, const khost__case_data *d, const c
   return 0;
 }
 
-static void write_one(const khost__options *o, const khost__case_data *d, const char *prefix,
-                      const khost__tensor_spec *spec, const void *data)
+/* 1 when the file could not be written (said on stderr), else 0. */
+static int write_one(const khost__options *o, const khost__case_data *d, const char *prefix,
+                     const khost__tensor_spec *spec, const void *data)
 {
   char path[4096];
   khost__err err;
-  if (dump_path(o, d, prefix, spec->name, path, sizeof path) != 0) return;
-  if (khost__npy_write_tensor(path, spec, data, &err) != KHOST__OK)
-    fprintf(stderr, "khost: --dump: %s: %s\n", path, err.msg);
+  if (dump_path(o, d, prefix, spec->name, path, sizeof path) != 0) return 1;
+  if (khost__npy_write_tensor(path, spec, data, &err) == KHOST__OK) return 0;
+  fprintf(stderr, "khost: --dump: %s: %s\n", path, err.msg);
+  return 1;
 }
 
-void khost__dump_inputs(const khost__options *o, const khost__case_data *d)
+int khost__dump_prepare(const khost__options *o, khost__err *err)
 {
-  if (!o->dump) return;
-  for (int t = 0; t < d->set.ninputs; t++) write_one(o, d, "", &d->set.inputs[t], d->in[0][t].data);
-  for (int t = 0; t < d->set.noutputs; t++) write_one(o, d, "reference.", &d->set.outputs[t], d->ref[t]);
+  struct stat st;
+  if (!o->dump) return KHOST__OK;
+  if (make_dir(o->dump) != 0 || stat(o->dump, &st) != 0)
+    return khost__errorf(err, KHOST__E_CONFIG, "--dump %s: cannot create the folder: %s", o->dump,
+                         strerror(errno));
+  if (!S_ISDIR(st.st_mode)) return khost__errorf(err, KHOST__E_CONFIG, "--dump %s: not a folder", o->dump);
+  if (access(o->dump, W_OK | X_OK) != 0)
+    return khost__errorf(err, KHOST__E_CONFIG, "--dump %s: cannot write there: %s", o->dump, strerror(errno));
+  return KHOST__OK;
 }
 
-void khost__dump_outputs(const khost__options *o, const khost__case_data *d, const khost__call *call,
-                         const char *backend)
+int khost__dump_inputs(const khost__options *o, const khost__case_data *d)
 {
-  if (!o->dump) return;
+  int failed = 0;
+  if (!o->dump) return 0;
+  for (int t = 0; t < d->set.ninputs; t++) failed += write_one(o, d, "", &d->set.inputs[t], d->in[0][t].data);
+  for (int t = 0; t < d->set.noutputs; t++)
+    failed += write_one(o, d, "reference.", &d->set.outputs[t], d->ref[t]);
+  return failed;
+}
+
+int khost__dump_outputs(const khost__options *o, const khost__case_data *d, const khost__call *call,
+                        const char *backend)
+{
+  int failed = 0;
+  if (!o->dump) return 0;
   char prefix[160];
   snprintf(prefix, sizeof prefix, "%s.%s.", backend,
            call->kernel->device_type == KHOST_DEVICE_CUDA ? "cuda" : "cpu");
   for (int t = 0; t < d->set.noutputs; t++) {
-    void *host = malloc(d->set.outputs[t].nbytes);
     khost__err err;
-    if (host && khost__call_read_output(call, t, host, &err) == KHOST__OK)
-      write_one(o, d, prefix, &d->set.outputs[t], host);
+    void *host = malloc(d->set.outputs[t].nbytes);
+    int rc = host ? khost__call_read_output(call, t, host, &err)
+                  : khost__errorf(&err, KHOST__E_NOMEM, "out of memory copying the output");
+    if (rc == KHOST__OK) {
+      failed += write_one(o, d, prefix, &d->set.outputs[t], host);
+    } else {
+      fprintf(stderr, "khost: --dump: %s/%s/%s%s.npy: %s\n", o->dump, d->c->name, prefix,
+              d->set.outputs[t].name, err.msg);
+      failed++;
+    }
     free(host);
   }
+  return failed;
 }

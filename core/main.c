@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "csv.h"
 #include "discover.h"
+#include "dump.h"
 #include "json.h"
 #include "runner.h"
 #include "table.h"
@@ -20,6 +21,7 @@ typedef struct reports {
   FILE *csv;
   khost__row *rows;
   int nrows;
+  int undumped; /* rows whose --dump files are incomplete */
 } reports;
 
 static void read_cpu_model(char *buf, size_t n)
@@ -72,6 +74,7 @@ static int case_done(void *ctx, const khost__row *rows, int n, const khost__devi
   int rc = KHOST__OK;
   for (int i = 0; i < n && rc == KHOST__OK; i++) {
     r->rows[r->nrows++] = rows[i];
+    r->undumped += rows[i].dump_incomplete;
     if (r->json) rc = khost__json_append(r->json, &rows[i], err);
     if (rc == KHOST__OK && r->csv) rc = khost__csv_write_row(r->csv, &rows[i], err);
   }
@@ -120,6 +123,7 @@ static int run(const khost__options *o, const khost__registry *reg, khost__err *
   if (rc == KHOST__OK) rc = khost__suite_load(path, &suite, err);
   if (rc == KHOST__OK) rc = khost__suite_filter(&suite, o->ops, o->cases, err);
   if (rc == KHOST__OK) rc = khost__runner_validate(o, reg, err);
+  if (rc == KHOST__OK) rc = khost__dump_prepare(o, err);
   if (rc != KHOST__OK) goto out;
   describe_run(&r.info, o, path);
   if ((rc = open_reports(&r, o, err)) != KHOST__OK) goto out_reports;
@@ -128,6 +132,10 @@ out_reports:;
   khost__err close_err;
   int closed = close_reports(&r, o, rc == KHOST__OK, &close_err);
   if (rc == KHOST__OK && closed != KHOST__OK) *err = close_err, rc = closed;
+  if (rc == KHOST__OK && r.undumped)
+    fprintf(stderr, "khost: --dump: %d row(s) lack some of their files (see the messages above)\n",
+            r.undumped);
+  failed |= r.undumped > 0;
 out:
   khost__suite_free(&suite);
   if (rc != KHOST__OK) return rc == KHOST__E_CONFIG ? 2 : 1;

@@ -60,6 +60,7 @@ typedef struct khost__row {
   double peak_fraction; /* of the measured peak bandwidth (GPU), 0 when unknown */
   double speedup;       /* baseline median / this median; 0 when not comparable */
   int is_baseline;
+  int dump_incomplete; /* --dump could not write a file of this row: its outputs, or the case's inputs */
 } khost__row;
 
 const char *khost__row_status_name(khost__row_status s); /* "PASS", ... */

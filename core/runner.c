@@ -1,5 +1,6 @@
 #include "runner.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -135,6 +136,7 @@ static void take_results(case_run *r, int s, const khost__row *from)
   memcpy(row->message, from->message, sizeof row->message);
   row->check = from->check;
   row->time = from->time;
+  row->dump_incomplete = from->dump_incomplete;
   r->pending[s] = 0;
 }
 
@@ -246,10 +248,15 @@ static int run_in_process(khost__worker_job *job, khost__child *child, khost__er
   if (!log) return khost__errorf(err, KHOST__E_IO, "cannot create a temporary file for --no-isolate");
   int fd = dup(fileno(log));
   fclose(log);
+  if (fd < 0) return khost__errorf(err, KHOST__E_IO, "--no-isolate: dup: %s", strerror(errno));
   in_process_worker = 1;
   khost__worker_main(fd, job);
   in_process_worker = 0;
-  lseek(fd, 0, SEEK_SET);
+  if (lseek(fd, 0, SEEK_SET) != 0) {
+    int e = errno;
+    close(fd);
+    return khost__errorf(err, KHOST__E_IO, "--no-isolate: rewinding the worker's messages: %s", strerror(e));
+  }
   child->pid = -1;
   child->fd = fd;
   return KHOST__OK;

@@ -28,6 +28,7 @@ typedef struct worker {
   char cuda_why[512];
   uint8_t *plugin_ready; /* per registry plugin: 0 unknown, 1 ok, 2 failed */
   char (*plugin_why)[512];
+  int inputs_undumped; /* --dump files of the case's inputs or reference not written */
 } worker;
 
 static const khost_kernel *slot_kernel(const worker *w, int s)
@@ -208,7 +209,9 @@ static int first_pass(worker *w, int s, khost__case_data *d)
   if (prepare_slot(w, s, d) != KHOST__OK) return 0;
   int rc = checked_call(w, s, &w->calls[s], "check");
   if (rc != 0) return rc;
-  khost__dump_outputs(w->job->o, d, &w->calls[s], w->job->reg->plugins[w->job->slots[s].plugin].desc->name);
+  if (khost__dump_outputs(w->job->o, d, &w->calls[s],
+                          w->job->reg->plugins[w->job->slots[s].plugin].desc->name))
+    w->rows[s].dump_incomplete = 1;
   if (!w->active[s]) return 0;
   if (w->rows[s].check.mismatches) return settle_mismatch(w, s, ""), 0;
   if (w->job->slots[s].device_type != KHOST_DEVICE_CUDA) return 0;
@@ -278,7 +281,11 @@ static int measure(worker *w)
   const khost__options *o = w->job->o;
   int n = w->job->nslots, rc = 0;
   khost__timer *timers = calloc((size_t)(n > 0 ? n : 1), sizeof *timers);
-  if (!timers) return 0;
+  if (!timers) {
+    for (int s = 0; s < n; s++)
+      if (w->active[s]) settle(w, s, KHOST__ROW_ERROR, "out of memory for the timers");
+    return 0;
+  }
   for (int s = 0; s < n && rc == 0; s++) {
     if (!w->active[s]) continue;
     announce(w, s, "warm-up");
@@ -307,7 +314,8 @@ static int measure(worker *w)
   for (int s = 0; s < n && rc == 0; s++)
     if (w->active[s]) rc = check_timed(w, s, &timers[s]);
   for (int s = 0; s < n; s++) {
-    if (w->active[s]) khost__samples_summarize(&timers[s].samples, &w->rows[s].time);
+    if (w->active[s] && khost__samples_summarize(&timers[s].samples, &w->rows[s].time) != KHOST__OK)
+      settle(w, s, KHOST__ROW_ERROR, "out of memory summarizing %d samples", timers[s].samples.n);
     khost__timer_free(&timers[s]);
   }
   free(timers);
@@ -321,7 +329,8 @@ static int run_passes(worker *w)
   khost__case_data d;
   khost__err err;
   int rc = khost__case_data_make(&d, c, c->seed, &err);
-  if (rc == KHOST__OK && (rc = run_oracle(w, &d, &err)) == KHOST__OK) khost__dump_inputs(w->job->o, &d);
+  if (rc == KHOST__OK && (rc = run_oracle(w, &d, &err)) == KHOST__OK)
+    w->inputs_undumped = khost__dump_inputs(w->job->o, &d);
   for (int s = 0; s < w->job->nslots && rc == KHOST__OK; s++)
     if (w->active[s]) rc = first_pass(w, s, &d);
   if (rc == KHOST__OK) rc = measure(w);
@@ -342,6 +351,8 @@ static void send_rows(worker *w)
   for (int s = 0; s < w->job->nslots; s++) {
     if (!w->done[s]) continue;
     khost__row_msg m = {.slot = s, .row = w->rows[s]};
+    /* A skipped row has nothing to re-check, so it misses no inputs. */
+    m.row.dump_incomplete |= w->inputs_undumped > 0 && m.row.status != KHOST__ROW_SKIP;
     khost__child_send(w->fd, KHOST__MSG_ROW, &m, sizeof m);
   }
 }

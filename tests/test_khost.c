@@ -811,6 +811,21 @@ Test(loading, a_plugin_dropped_into_a_plugin_dir_runs)
   free(dir);
 }
 
+Test(loading, a_plugin_dir_that_is_not_a_folder_exits_2)
+{
+  char *missing = scratch_path("no_such_folder");
+  outcome o;
+  KHOST(&o, FAST, "--list", "--plugin-dir", missing);
+  cr_expect_eq(o.status, 2, "exit %d; stderr:\n%s", o.status, o.err);
+  cr_expect_not_null(strstr(o.err, "No such file or directory"), "stderr:\n%s", o.err);
+  free_outcome(&o);
+  KHOST(&o, FAST, "--list", "--plugin-dir", env("KHOST_REFERENCE_PLUGIN"));
+  cr_expect_eq(o.status, 2, "exit %d; stderr:\n%s", o.status, o.err);
+  cr_expect_not_null(strstr(o.err, ": not a folder"), "stderr:\n%s", o.err);
+  free_outcome(&o);
+  free(missing);
+}
+
 Test(loading, khost_plugin_path_folders_are_searched)
 {
   char *dir = drop_folder(), *entry = NULL;
@@ -1166,6 +1181,40 @@ Test(reports, dumped_arrays_load_in_numpy_and_agree_with_the_reference)
   free(dir);
 }
 
+Test(reports, a_dump_folder_that_cannot_be_made_exits_2_before_running)
+{
+  char *dir = scratch_path("no/such/folder");
+  outcome o;
+  KHOST(&o, FAST, "--case", COPY_CASE, "--dump", dir);
+  cr_expect_eq(o.status, 2, "exit %d; stderr:\n%s", o.status, o.err);
+  cr_expect_not_null(strstr(o.err, "cannot create the folder"), "stderr:\n%s", o.err);
+  cr_expect_null(strstr(o.out, "summary:"), "nothing may run:\n%s", o.out);
+  free_outcome(&o);
+  free(dir);
+}
+
+/* A file where the case's folder should be: every write fails, every result stays. */
+Test(reports, dump_files_that_cannot_be_written_exit_1_and_keep_every_row)
+{
+  char *dir = scratch_path("dumps"), *blocker = NULL;
+  cr_assert_eq(mkdir(dir, 0777), 0);
+  cr_assert(asprintf(&blocker, "%s/%s", dir, COPY_CASE) >= 0);
+  write_file(blocker, "not a folder\n");
+  outcome o;
+  KHOST(&o, FAST, "--case", COPY_CASE, "--plugin", "@fault_free.so", "--backends", "fault_free", "--dump",
+        dir);
+  cr_expect_eq(o.status, 1, "exit %d; stderr:\n%s", o.status, o.err);
+  char want[64];
+  int rows = 2 + (reference_cuda_rows() && !strcmp(reference_cuda_status(), "PASS"));
+  snprintf(want, sizeof want, "--dump: %d row(s) lack some of their files", rows);
+  cr_expect_not_null(strstr(o.err, want), "stderr lacks '%s':\n%s", want, o.err);
+  expect_row(&o, COPY_CASE, "reference", "PASS");
+  expect_row(&o, COPY_CASE, "fault_free", "PASS");
+  free_outcome(&o);
+  free(blocker);
+  free(dir);
+}
+
 /* ---------------------------------------------------------------------- isolation */
 
 TestSuite(isolation, .init = make_scratch, .fini = remove_scratch, .timeout = 120);
@@ -1213,32 +1262,40 @@ Test(isolation, without_isolation_exit_from_a_backend_is_never_a_success)
 
 Test(isolation, a_killed_khost_takes_its_worker_with_it)
 {
+  /* The hung kernel names its own process, so the pid is the worker's and not the
+   * short-lived plugin probe's, which would be gone whether or not the worker dies. */
+  char *pid_file = scratch_path("hung.pid"), *entry = NULL;
+  cr_assert(asprintf(&entry, "KHOST_TEST_HANG_PID_FILE=%s", pid_file) >= 0);
+  const char *envs[] = {entry, NULL};
   running r;
-  char pids_before[64];
   const char *args[] = {FAST,         "--case",     COPY_CASE,   "--plugin", "@fault_hang.so",
                         "--backends", "fault_hang", "--timeout", "60",       NULL};
-  start(&r, NULL, args);
-  /* Wait for the worker to exist, then kill khost alone (not its process group). */
+  start(&r, envs, args);
   pid_t worker = 0;
-  for (int i = 0; i < 200 && !worker; i++) {
+  for (int i = 0; i < 500 && !worker; i++) {
     usleep(20000);
-    snprintf(pids_before, sizeof pids_before, "/proc/%d/task/%d/children", r.pid, r.pid);
-    FILE *f = fopen(pids_before, "r");
+    FILE *f = fopen(pid_file, "r");
     if (f && fscanf(f, "%d", &worker) != 1) worker = 0;
     if (f) fclose(f);
   }
-  cr_assert_gt(worker, 0, "the worker never started");
+  cr_assert_gt(worker, 0, "the worker never reached the hanging kernel");
+  cr_assert_neq(worker, r.pid, "the kernel must hang in a worker, not in khost");
+  cr_assert_eq(kill(worker, 0), 0, "the hung worker %d should be alive before khost dies", worker);
+  /* Kill and reap khost alone: finish() would kill its whole process group, the
+   * worker with it, and prove nothing. */
   kill(r.pid, SIGKILL);
-  outcome o;
-  finish(&r, &o);
+  cr_assert_eq(waitpid(r.pid, NULL, 0), r.pid);
   int gone = 0;
   for (int i = 0; i < 100 && !gone; i++) {
     usleep(20000);
     gone = kill(worker, 0) != 0;
   }
   cr_expect(gone, "worker %d outlived khost", worker);
-  if (!gone) kill(worker, SIGKILL);
+  outcome o;
+  finish(&r, &o);
   free_outcome(&o);
+  free(entry);
+  free(pid_file);
 }
 
 TestSuite(gpu_faults, .init = make_scratch, .fini = remove_scratch, .timeout = 180);

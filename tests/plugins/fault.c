@@ -3,6 +3,7 @@
  * correct copy_transpose (and, for wrong_block, nvfp4_gemv) with exactly one
  * defect, so a test can assert that khost reports that defect and nothing else. */
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -25,6 +26,21 @@ static void transpose(const khost_input *in, unsigned char *to)
       memcpy(to + (size_t)(j * m + i) * size, from + (size_t)(i * n + j) * size, size);
 }
 
+#ifdef FAULT_HANG
+/* Tells a test which process hung (the worker), when it asks through the environment:
+ * the pid is written to a temporary name and renamed, so a reader never sees half of it. */
+static void say_who_hangs(void)
+{
+  const char *path = getenv("KHOST_TEST_HANG_PID_FILE");
+  char tmp[4096];
+  if (!path || snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) return;
+  FILE *f = fopen(tmp, "w");
+  if (!f) return;
+  int ok = fprintf(f, "%d\n", (int)getpid()) > 0;
+  if (fclose(f) == 0 && ok) rename(tmp, path);
+}
+#endif
+
 #ifdef FAULT_CACHED
 /* Remembers the first answer and returns it forever: right once, wrong on new inputs. */
 static unsigned char *cached;
@@ -42,6 +58,7 @@ static int run_copy(const khost_input *in)
 #elif defined(FAULT_EXIT0)
   exit(0);
 #elif defined(FAULT_HANG)
+  say_who_hangs();
   for (;;) pause();
 #elif defined(FAULT_STATUS)
   strncpy(in->error, "fault plugin reports failure on purpose", in->error_size - 1);
