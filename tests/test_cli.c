@@ -139,23 +139,22 @@ Test(cli, bad_values_are_refused_with_the_rule)
 
 Test(cli, unknown_flags_missing_values_and_stray_arguments)
 {
-  khost__options o;
-  khost__err err;
-  const char *unknown[] = {"khost", "--frobnicate"};
-  cr_expect_eq(parse(&o, &err, 2, unknown), KHOST__E_CONFIG);
-  cr_expect(strstr(err.msg, "unknown option '--frobnicate'"), "%s", err.msg);
-  const char *missing[] = {"khost", "--suite"};
-  cr_expect_eq(parse(&o, &err, 2, missing), KHOST__E_CONFIG);
-  cr_expect(strstr(err.msg, "missing value for '--suite'"), "%s", err.msg);
-  const char *valued[] = {"khost", "--hot=1"};
-  cr_expect_eq(parse(&o, &err, 2, valued), KHOST__E_CONFIG);
-  cr_expect(strstr(err.msg, "'--hot' takes no value, got '--hot=1'"), "%s", err.msg);
-  const char *short_flag[] = {"khost", "-x"};
-  cr_expect_eq(parse(&o, &err, 2, short_flag), KHOST__E_CONFIG);
-  cr_expect(strstr(err.msg, "unknown option '-x'"), "%s", err.msg);
-  const char *stray[] = {"khost", "smoke"};
-  cr_expect_eq(parse(&o, &err, 2, stray), KHOST__E_CONFIG);
-  cr_expect(strstr(err.msg, "unexpected argument 'smoke'"), "%s", err.msg);
+  static const struct {
+    const char *arg, *message;
+  } cases[] = {
+      {"--frobnicate", "unknown option '--frobnicate'"},
+      {"--suite", "missing value for '--suite'"},
+      {"--hot=1", "'--hot' takes no value, got '--hot=1'"},
+      {"-x", "unknown option '-x'"},
+      {"smoke", "unexpected argument 'smoke'"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    khost__options o;
+    khost__err err;
+    const char *argv[] = {"khost", cases[i].arg};
+    cr_expect_eq(parse(&o, &err, 2, argv), KHOST__E_CONFIG, "%s", cases[i].arg);
+    cr_expect(strstr(err.msg, cases[i].message), "'%s' lacks '%s'", err.msg, cases[i].message);
+  }
 }
 
 Test(cli, too_many_plugin_dirs)
