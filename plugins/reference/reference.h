@@ -31,12 +31,6 @@ extern const khost_kernel khost__reference_cuda_copy_transpose;
 extern const khost_kernel khost__reference_cuda_reduce_sum;
 extern const khost_kernel khost__reference_cuda_softmax_online;
 
-/* Validates an nvfp4_gemv call whose tensors live on device_type and fills *gemv
- * (khost__gemv_open, plugins/common). Also UNSUPPORTED above k = 2^20 (the CPU
- * kernel's exact sum could overflow: both devices decline, so they accept the
- * same calls). */
-int khost__reference_gemv_open(const khost_input *in, int32_t device_type, khost__gemv *gemv);
-
 /* A validated row-wise call on the CPU and how to read its elements exactly.
  * Points into the call's tensors and static tables; valid for the call. */
 typedef struct khost__reference_rows {

@@ -73,7 +73,7 @@ __global__ void __launch_bounds__(THREADS) gemv_rows(khost__gemv g)
 int run(const khost_input *in)
 {
   khost__gemv gemv;
-  int status = khost__reference_gemv_open(in, KHOST_DEVICE_CUDA, &gemv);
+  int status = khost__gemv_open(in, KHOST_DEVICE_CUDA, INT64_MAX, &gemv);
   if (status != KHOST_STATUS_OK) return status;
   gemv_rows<<<row_blocks(gemv.l * gemv.m), THREADS, 0, static_cast<cudaStream_t>(in->stream)>>>(gemv);
   return KHOST__REFERENCE_CUDA_CHECK(in, cudaGetLastError());
