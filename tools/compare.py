@@ -5,21 +5,37 @@ Prints each timed row's medians, their relative difference, and a label:
 SAME when the difference is within both runs' noise (or --tolerance), else FAST or SLOW; a row
 whose kernel named a different implementation in each run (khost's variant) says which.
 Usage: tools/compare.py BEFORE.json AFTER.json [--min-us 20] [--tolerance 1.0]
-Exit status 1 when any compared row differs by more than --tolerance percent.
+Rows that passed before and did not after (another status, or missing) are listed as LOST.
+Exit status 1 when any compared row differs by more than --tolerance percent, or a row was lost.
 """
 import argparse
 import json
 import sys
 
 
-def timed_rows(path):
-    rows = {}
-    for r in json.load(open(path))["rows"]:
+def load_rows(path):
+    """(case, backend, device) -> row, for every row of a report."""
+    return {(r["case"], r["backend"], r["device"]): r for r in json.load(open(path))["rows"]}
+
+
+def timed_rows(rows):
+    timed = {}
+    for key, r in rows.items():
         t = r.get("time") or {}
         if r.get("status") == "PASS" and t.get("median_s"):
             # Reports before plugin ABI 1.1 have no variant.
-            rows[(r["case"], r["backend"], r["device"])] = dict(t, variant=r.get("variant"))
-    return rows
+            timed[key] = dict(t, variant=r.get("variant"))
+    return timed
+
+
+def lost_rows(before, after):
+    """Rows that passed before and, after, did not pass or were not there."""
+    lost = []
+    for key, r in sorted(before.items()):
+        now = after.get(key)
+        if r.get("status") == "PASS" and (now is None or now.get("status") != "PASS"):
+            lost.append((key, now.get("status") if now else "missing", (now or {}).get("message", "")))
+    return lost
 
 
 def main():
@@ -29,7 +45,8 @@ def main():
     p.add_argument("--min-us", type=float, default=0.0, help="compare only rows at least this long (median)")
     p.add_argument("--tolerance", type=float, default=1.0, help="percent difference that counts as a change")
     a = p.parse_args()
-    before, after = timed_rows(a.before), timed_rows(a.after)
+    all_before, all_after = load_rows(a.before), load_rows(a.after)
+    before, after = timed_rows(all_before), timed_rows(all_after)
     worst, differ = 0.0, 0
     print(f"{'case':36} {'backend':12} {'dev':4} {'before':>10} {'after':>10} {'diff %':>8}  label")
     for key in sorted(before.keys() & after.keys()):
@@ -46,9 +63,12 @@ def main():
         if was and now and was != now:
             label += f" (variant {was} -> {now})"
         print(f"{key[0]:36} {key[1]:12} {key[2]:4} {b*1e6:9.2f}u {c*1e6:9.2f}u {diff:+8.2f}  {label}")
+    lost = lost_rows(all_before, all_after)
+    for key, status, message in lost:
+        print(f"{key[0]:36} {key[1]:12} {key[2]:4} LOST: PASS -> {status} {message[:80]}")
     print(f"rows compared: {sum(1 for k in before.keys() & after.keys())}, largest difference {worst:.2f}%, "
-          f"beyond {a.tolerance}%: {differ}")
-    return 1 if differ else 0
+          f"beyond {a.tolerance}%: {differ}, lost: {len(lost)}")
+    return 1 if differ or lost else 0
 
 
 if __name__ == "__main__":

@@ -41,6 +41,7 @@ print(sys.argv[1].ljust(24), " | ".join(out))
 PY
 }
 
+status=0
 case $mode in
 check)
   for v in "$@"; do
@@ -57,8 +58,18 @@ time)
   shift
   for v in "$@"; do
     force "$v"
+    # Old reports must never be summarised under this variant's name.
+    rm -f "$out/b.json" "$out/p.json"
     $khost --suite gpumode_nvfp4 --case "$cases" --backends cute,triton_aot --json "$out/b.json" >/dev/null 2>&1
+    b=$?
     $khost --suite performance --op nvfp4_gemv --backends triton_aot --json "$out/p.json" >/dev/null 2>&1
+    p=$?
+    # Exit 1 is a row that failed, which the summary shows; anything else is no result.
+    if [ "$b" -gt 1 ] || [ "$p" -gt 1 ] || [ ! -f "$out/b.json" ] || [ ! -f "$out/p.json" ]; then
+      echo "$v: khost exited $b (gpumode_nvfp4) and $p (performance) without a full report" >&2
+      status=1
+      continue
+    fi
     summary "$v" "$out/b.json" "$out/p.json"
   done
   ;;
@@ -67,3 +78,4 @@ time)
   exit 2
   ;;
 esac
+exit $status

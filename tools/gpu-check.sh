@@ -67,6 +67,9 @@ want = {"fault_free": "PASS", "fault_segv": "CRASH", "fault_abort": "CRASH", "fa
 rows = json.load(open(sys.argv[1]))["rows"]
 bad = [(r["case"], r["backend"], r["device"], r["status"]) for r in rows
        if r["op"] == "copy_transpose" and want.get(r["backend"], r["status"]) != r["status"]]
+# A fault plugin that did not load has no row: that is a failure too, not a pass.
+seen = {r["backend"] for r in rows if r["op"] == "copy_transpose"}
+bad += [("copy_transpose", backend, "-", "no row") for backend in sorted(want.keys() - seen)]
 wrong_block = [r["status"] for r in rows if r["backend"] == "fault_wrong_block" and r["op"] == "nvfp4_gemv"]
 if wrong_block != ["FAIL"]: bad.append(("tiny_single", "fault_wrong_block", "cpu", wrong_block))
 print("unexpected:", bad) if bad else print("every fault caught as expected")

@@ -14,7 +14,13 @@ export KHOST_SUITE_PATH="$PWD/suites"
 ncu --clock-control none --cache-control all --target-processes all --metrics gpu__time_duration.sum \
   --launch-skip 3 --launch-count 60 --csv \
   "$build/khost" --suite "$suite" --case "$case" --backends "$backends" --no-isolate --no-blocking-kernel \
-  --warmup 0 --min-samples 5 --max-time 0.05 >"$work/ncu.csv" 2>"$work/ncu.err" || true
+  --warmup 0 --min-samples 5 --max-time 0.05 >"$work/ncu.csv" 2>"$work/ncu.err" || ncu_rc=$?
+# khost exits 1 when a row fails, which ncu passes on; anything else means ncu itself failed.
+if [ "${ncu_rc:-0}" -gt 1 ] || ! grep -q gpu__time_duration "$work/ncu.csv"; then
+  echo "ncu failed (exit ${ncu_rc:-0}); its messages:" >&2
+  tail -20 "$work/ncu.err" >&2
+  exit 1
+fi
 python3 - "$work/khost.json" "$work/ncu.csv" <<'PY'
 import csv, json, statistics, sys
 rows = [r for r in json.load(open(sys.argv[1]))["rows"] if r["device"] == "cuda" and r["time"]["median_s"]]

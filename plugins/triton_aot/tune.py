@@ -45,10 +45,10 @@ def run_khost(args, variant, json_path):
     if args.case:
         command += ["--case", args.case]
     done = subprocess.run(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    if not os.path.exists(json_path):
-        print(f"{variant}: khost wrote no JSON (exit {done.returncode}):\n{done.stdout[-2000:]}",
-              file=sys.stderr)
-        return []
+    # Exit 1 is a row that failed, which the table shows; anything else is no result.
+    if not os.path.exists(json_path) or done.returncode > 1:
+        print(f"{variant}: khost exited {done.returncode}:\n{done.stdout[-2000:]}", file=sys.stderr)
+        return None
     with open(json_path, encoding="utf-8") as f:
         rows = [r for r in json.load(f)["rows"] if r["backend"] != "reference"]
     for r in rows:
@@ -91,15 +91,21 @@ def main(argv):
     args = parser.parse_args(argv)
     variants = variants_of(args.variants, args.op, [s for s in args.only.split(",") if s])
     variants += [] if args.no_rule else [RULE]
-    rows = []
+    rows, broken = [], []
     with tempfile.TemporaryDirectory() as tmp:
         for i, v in enumerate(variants):
-            rows += run_khost(args, v, os.path.join(tmp, f"{i}.json"))
+            got = run_khost(args, v, os.path.join(tmp, f"{i}.json"))
+            if got is None:
+                broken.append(v)
+            else:
+                rows += got
     with open(args.json or f"tune_{args.op}.json", "w", encoding="utf-8") as f:
         json.dump(rows, f, indent=1)
     print(f"== {args.op}: % of copy bandwidth (median, cold L2)")
     print(table(rows, variants + [c for c in args.compare.split(",") if c]))
-    return 0
+    if broken:
+        print(f"no result for: {', '.join(broken)}", file=sys.stderr)
+    return 1 if broken else 0
 
 
 if __name__ == "__main__":
