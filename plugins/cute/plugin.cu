@@ -1,7 +1,8 @@
 /* The cute plugin's descriptor: CuTe (CUTLASS 4.2) kernels for Hopper sm_90a,
  * one file per op. The CUDA runtime is linked statically, so the module loads
  * (and this descriptor is returned) on a machine with no GPU or driver; the
- * first CUDA call happens inside a kernel's run(). */
+ * first CUDA call happens inside a kernel's describe() (the GEMV's occupancy
+ * query) or run(). */
 #include "cute.h"
 
 namespace {

@@ -101,8 +101,9 @@ def _load_tile(a_rows, sfa_rows, v_base, sfv_base, g, end, GROUPS: tl.constexpr)
 @triton.jit
 def _row_sums(a, sfa, v, sfv, m, ks, batch, rows, start, end, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr):
     """The sums of words start..end (start a multiple of 2) of the given rows of batch.
-    Registers double-buffer the stream: the next tile loads while this one is reduced.
-    (Triton's shared-memory pipelining would drop the evict_first hint.)"""
+    Registers double-buffer the stream: the next tile loads while this one is reduced
+    (Triton's cp.async pipelining measured slower in docs/TRITON_AOT.md's rounds, under the
+    old memset flush; not measured again since the loads lost their L2 hint)."""
     GROUPS: tl.constexpr = BLOCK_K // 16
     a_rows = a + batch * m * ks + rows[:, None] * ks
     sfa_rows = sfa + batch * m * ks + rows[:, None] * ks
