@@ -220,6 +220,12 @@ int khost__cuda_sync(khost__err *err)
   return rc != KHOST__OK ? rc : CUDA_CALL(err, cudaGetLastError());
 }
 
+int khost__cuda_sync_device(khost__err *err)
+{
+  int rc = CUDA_CALL(err, cudaDeviceSynchronize());
+  return rc != KHOST__OK ? rc : CUDA_CALL(err, cudaGetLastError());
+}
+
 static int flush_l2(khost__err *err)
 {
   /* Reading, not writing, a buffer of 2x L2: the previous sample's data is

@@ -53,6 +53,9 @@ int khost__cuda_memset(void *dst, int value, size_t bytes, khost__err *err);
  * such as an illegal address make the process unusable; the caller then exits). */
 int khost__cuda_sync(khost__err *err);
 
+/* Waits for every stream of the device, also those a kernel was not given. */
+int khost__cuda_sync_device(khost__err *err);
+
 /* Times one large device-to-device copy (min(2 GiB, free memory/4)), median of a few,
  * counting bytes read plus written. */
 int khost__cuda_measure_copy(double *gbps, khost__err *err);

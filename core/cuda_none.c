@@ -72,6 +72,11 @@ int khost__cuda_sync(khost__err *err)
   return unsupported(err);
 }
 
+int khost__cuda_sync_device(khost__err *err)
+{
+  return unsupported(err);
+}
+
 int khost__cuda_measure_copy(double *gbps, khost__err *err)
 {
   *gbps = 0;

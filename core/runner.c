@@ -282,26 +282,30 @@ static int run_workers(case_run *r, double *peak, khost__err *err)
   return KHOST__OK;
 }
 
-/* The baseline row of the case: --baseline, else the reference on the GPU
- * when it was timed there, else the reference on the CPU. -1 when none. */
-static int baseline_slot(const case_run *r)
+/* The baseline row of the case: --baseline NAME[:DEV], else the reference plugin.
+ * Without a device, on the GPU when the run has one (peak > 0) and the plugin
+ * has a CUDA kernel for the op, else on the CPU: one rule for every case, never a
+ * fallback to the other device when that row did not pass (speedups over a GPU
+ * kernel and over a CPU oracle do not mix in one mean). -1 when there is none. */
+static int baseline_slot(const case_run *r, double peak)
 {
   char name[128];
-  int device = 0;
+  int device = 0, has_cuda = 0;
   split_baseline(r->o->baseline ? r->o->baseline : r->o->reference, name, sizeof name, &device);
-  int best = -1;
+  for (int s = 0; s < r->nslots; s++)
+    has_cuda |= !strcmp(r->rows[s].backend, name) && r->slots[s].device_type == KHOST_DEVICE_CUDA;
+  if (!device) device = peak > 0 && has_cuda ? KHOST_DEVICE_CUDA : KHOST_DEVICE_CPU;
   for (int s = 0; s < r->nslots; s++) {
     const khost__row *row = &r->rows[s];
-    if (strcmp(row->backend, name) || row->time.samples == 0 || row->status != KHOST__ROW_PASS) continue;
-    if (device && r->slots[s].device_type != device) continue;
-    if (best < 0 || r->slots[s].device_type == KHOST_DEVICE_CUDA) best = s;
+    if (!strcmp(row->backend, name) && r->slots[s].device_type == device)
+      return row->time.samples > 0 && row->status == KHOST__ROW_PASS ? s : -1;
   }
-  return best;
+  return -1;
 }
 
 static void derive(case_run *r, double peak)
 {
-  int base = baseline_slot(r);
+  int base = baseline_slot(r, peak);
   for (int s = 0; s < r->nslots; s++) {
     khost__row *row = &r->rows[s];
     double t = row->time.median;

@@ -152,7 +152,8 @@ int khost__timing_check_stream(khost__call *call, khost__err *err)
     rc = khost__errorf(err, KHOST__E_FAIL,
                        "the kernel enqueued no work on the stream it was given "
                        "(its work went to another stream, escaping the timer)");
-  } else if ((rc = khost__cuda_sync(err)) == KHOST__OK && (rc = khost__call_poison(call, err)) == KHOST__OK &&
+  } else if ((rc = khost__cuda_sync_device(err)) == KHOST__OK &&
+             (rc = khost__call_poison(call, err)) == KHOST__OK &&
              (rc = khost__cuda_graph_run(graph, err)) == KHOST__OK) {
     khost__check_stats stats;
     rc = khost__call_check(call, &stats, err);
