@@ -19,6 +19,14 @@ int khost__samples_add(khost__samples *s, double seconds, khost__err *err)
   return KHOST__OK;
 }
 
+void khost__samples_drop_last(khost__samples *s)
+{
+  if (s->n == 0) return;
+  double last = s->v[--s->n];
+  s->sum -= last;
+  s->sum_squares -= last * last;
+}
+
 void khost__samples_free(khost__samples *s)
 {
   free(s->v);

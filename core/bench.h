@@ -17,6 +17,9 @@ typedef struct khost__samples {
 } khost__samples;
 
 int khost__samples_add(khost__samples *s, double seconds, khost__err *err);
+/* Forgets the latest sample (its wall time stays spent): for a call that ran to be
+ * checked, not timed. */
+void khost__samples_drop_last(khost__samples *s);
 void khost__samples_free(khost__samples *s);
 
 /* Relative standard error of the mean, in percent (infinite below 2 samples). */

@@ -111,6 +111,16 @@ int khost__case_data_check_inputs(const khost__case_data *d, int device_type, kh
   return KHOST__OK;
 }
 
+int khost__case_data_reseed(khost__case_data *d, uint64_t seed, khost__err *err)
+{
+  d->seed = seed;
+  for (int t = 0; t < d->set.ninputs; t++) {
+    d->c->op->generate(d->c, seed, t, d->pristine[t]);
+    d->in_hash[t] = khost__hash_bytes(d->pristine[t], d->set.inputs[t].nbytes);
+  }
+  return khost__case_data_restore(d, err);
+}
+
 int khost__case_data_restore(khost__case_data *d, khost__err *err)
 {
   for (int slot = 0; slot < 2; slot++)

@@ -46,6 +46,12 @@ int khost__case_data_check_inputs(const khost__case_data *d, int device_type, kh
  * pristine bytes, after a kernel damaged them, so later backends see the same data. */
 int khost__case_data_restore(khost__case_data *d, khost__err *err);
 
+/* New inputs for seed, written into the same buffers (host and device): a call
+ * bound to d sees other data at the same addresses, so a result cached by
+ * address (or in the workspace) comes back wrong. The reference outputs are
+ * left for the oracle to recompute. */
+int khost__case_data_reseed(khost__case_data *d, uint64_t seed, khost__err *err);
+
 void khost__case_data_free(khost__case_data *d);
 
 #endif

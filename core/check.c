@@ -74,11 +74,16 @@ void khost__check_output(const khost__tensor_spec *spec, const void *got, const 
   size_t n = element_count(spec);
   size_t element_bytes = khost__dtype_bits(spec->dtype) / 8;
   double sum_abs = 0;
+  /* No tolerance means bit-exact: -0 is not +0, and a NaN keeps its payload. */
+  int exact = atol == 0 && rtol == 0;
   for (size_t i = 0; i < n; i++) {
     double g = khost__element_value(spec->dtype, got, i);
     double r = khost__element_value(spec->dtype, ref, i);
     if (is_poison(element_bytes, got, i)) s->unwritten++;
-    if (mismatch(g, r, atol, rtol)) note_mismatch(spec, s, i, g, r);
+    int wrong = exact ? memcmp((const char *)got + i * element_bytes, (const char *)ref + i * element_bytes,
+                               element_bytes) != 0
+                      : mismatch(g, r, atol, rtol);
+    if (wrong) note_mismatch(spec, s, i, g, r);
     if (isfinite(g) && isfinite(r)) {
       double abs_err = fabs(g - r);
       sum_abs += abs_err;
@@ -88,6 +93,13 @@ void khost__check_output(const khost__tensor_spec *spec, const void *got, const 
   }
   s->count = n;
   s->mean_abs = n ? sum_abs / (double)n : 0;
+}
+
+size_t khost__count_poison(const khost__tensor_spec *spec, const void *data)
+{
+  size_t n = element_count(spec), element_bytes = khost__dtype_bits(spec->dtype) / 8, found = 0;
+  for (size_t i = 0; i < n; i++) found += (size_t)is_poison(element_bytes, data, i);
+  return found;
 }
 
 void khost__check_merge(khost__check_stats *a, const khost__check_stats *b)

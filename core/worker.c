@@ -125,6 +125,11 @@ static int run_oracle(worker *w, khost__case_data *d, khost__err *err)
   for (int t = 0; t < d->set.noutputs && rc == KHOST__OK; t++) {
     rc = khost__buffer_check_guards(&call.out[t], d->set.outputs[t].name, err);
     if (rc == KHOST__OK) rc = khost__call_read_output(&call, t, d->ref[t], err);
+    /* Where the oracle wrote nothing, a kernel that writes nothing would match it. */
+    size_t unwritten = rc == KHOST__OK ? khost__count_poison(&d->set.outputs[t], d->ref[t]) : 0;
+    if (unwritten)
+      rc = khost__errorf(err, KHOST__E_FAIL, "the oracle left %zu elements of %s unwritten", unwritten,
+                         d->set.outputs[t].name);
   }
   khost__call_free(&call);
   return rc;
@@ -154,8 +159,9 @@ static void settle_check_error(worker *w, int s, khost__case_data *d, int rc, co
   else
     settle(w, s, KHOST__ROW_ERROR, "host failure while checking: %s", err->msg);
   khost__err restore_err;
-  /* The next backend must see the generated inputs, not this one's damage. */
-  if (rc == KHOST__CALL_MUTATED && khost__case_data_restore(d, &restore_err) != KHOST__OK)
+  /* The next backend must see the generated inputs, not this one's damage (an
+   * output guard is checked first, so damaged inputs may not have been looked at). */
+  if (khost__case_data_restore(d, &restore_err) != KHOST__OK)
     fprintf(stderr, "khost: restoring inputs failed: %s\n", restore_err.msg);
 }
 
@@ -225,13 +231,12 @@ static int first_pass(worker *w, int s, khost__case_data *d)
   return rc == KHOST__WORKER_RESTART ? rc : 0;
 }
 
-/* Pass 2: fresh inputs, new call bound to them; a cached result fails here. */
+/* Pass 2: fresh inputs in the same buffers, the same prepared calls (same
+ * outputs and workspace); a result cached by address or in the workspace fails here. */
 static int fresh_pass(worker *w, khost__case_data *d)
 {
   for (int s = 0; s < w->job->nslots; s++) {
     if (!w->active[s]) continue;
-    khost__call_free(&w->calls[s]);
-    if (prepare_slot(w, s, d) != KHOST__OK) continue;
     khost__check_stats first = w->rows[s].check;
     int rc = checked_call(w, s, &w->calls[s], "fresh check");
     if (rc != 0) return rc;
@@ -248,21 +253,29 @@ static int fresh_pass(worker *w, khost__case_data *d)
   return 0;
 }
 
-/* One more timed sample into poisoned outputs, then checked: a kernel that does
- * less work when called again on the same inputs (as timing does) is caught. */
+/* One more timed call into poisoned outputs, then checked: a kernel that does
+ * less work when called again on the same inputs (as timing does) is caught. It
+ * runs on inputs restored as generated, so that damage done during another
+ * backend's samples is not blamed on this one, and it adds no sample: its
+ * outputs were just poisoned (under --hot, by a memset still in L2). */
 static int check_timed(worker *w, int s, khost__timer *timer)
 {
   khost__err err;
   khost__check_stats stats;
+  khost__call *call = &w->calls[s];
   announce(w, s, "timed check");
-  int rc = khost__call_poison(&w->calls[s], &err);
+  int rc = khost__case_data_restore(call->data, &err);
+  if (rc == KHOST__OK) rc = khost__call_poison(call, &err);
   if (rc == KHOST__OK) rc = khost__timer_sample(timer, &err);
+  if (rc == KHOST__OK) khost__samples_drop_last(&timer->samples);
   if (rc == KHOST__WORKER_RESTART) return settle(w, s, KHOST__ROW_CRASH, "%s", err.msg), rc;
   if (rc == KHOST__OK && (rc = device_settled(w, s, &err)) != KHOST__OK)
     return settle(w, s, KHOST__ROW_CRASH, "CUDA error after a timed call: %s", err.msg),
            KHOST__WORKER_RESTART;
-  if (rc == KHOST__OK) rc = khost__call_check(&w->calls[s], &stats, &err);
-  if (rc != KHOST__OK)
+  if (rc == KHOST__OK) rc = khost__call_check(call, &stats, &err);
+  if (rc == KHOST__CALL_GUARD || rc == KHOST__CALL_MUTATED)
+    settle_check_error(w, s, call->data, rc, &err);
+  else if (rc != KHOST__OK)
     settle(w, s, KHOST__ROW_ERROR, "checking a timed call: %s", err.msg);
   else if (stats.mismatches)
     settle(w, s, KHOST__ROW_FAIL,
@@ -334,11 +347,11 @@ static int run_passes(worker *w)
   for (int s = 0; s < w->job->nslots && rc == KHOST__OK; s++)
     if (w->active[s]) rc = first_pass(w, s, &d);
   if (rc == KHOST__OK) rc = measure(w);
+  if (rc == KHOST__OK && (rc = khost__case_data_reseed(&d, c->seed ^ FRESH_SEED_MIX, &err)) == KHOST__OK &&
+      (rc = run_oracle(w, &d, &err)) == KHOST__OK)
+    rc = fresh_pass(w, &d);
+  for (int s = 0; s < w->job->nslots; s++) khost__call_free(&w->calls[s]);
   khost__case_data_free(&d);
-  if (rc == KHOST__OK && (rc = khost__case_data_make(&d, c, c->seed ^ FRESH_SEED_MIX, &err)) == KHOST__OK) {
-    if ((rc = run_oracle(w, &d, &err)) == KHOST__OK) rc = fresh_pass(w, &d);
-    khost__case_data_free(&d);
-  }
   if (rc != KHOST__OK && rc != KHOST__WORKER_RESTART)
     for (int s = 0; s < w->job->nslots; s++)
       if (w->active[s]) settle(w, s, KHOST__ROW_ERROR, "reference or input generation failed: %s", err.msg);

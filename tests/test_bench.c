@@ -42,6 +42,23 @@ Test(bench, summary_of_known_samples)
   khost__samples_free(&s);
 }
 
+/* The check call after timing is dropped: the summary is that of the samples before it. */
+Test(bench, a_dropped_sample_leaves_no_trace_in_the_summary)
+{
+  khost__samples s = {0};
+  khost__err err;
+  static const double v[] = {4, 1, 3, 2, 100};
+  for (int i = 0; i < 5; i++) cr_assert_eq(khost__samples_add(&s, v[i], &err), KHOST__OK);
+  khost__samples_drop_last(&s);
+  khost__timing t;
+  cr_assert_eq(khost__samples_summarize(&s, &t), KHOST__OK);
+  cr_expect_eq(t.samples, 4);
+  cr_expect_float_eq(t.median, 2.5, 1e-12);
+  cr_expect_float_eq(t.max, 4, 1e-12);
+  cr_expect_float_eq(khost__samples_noise_pct(&s), t.noise, 1e-9, "the running sums lost the sample too");
+  khost__samples_free(&s);
+}
+
 Test(bench, stops_on_low_noise_only_after_min_samples)
 {
   khost__samples s = {0};

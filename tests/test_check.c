@@ -45,7 +45,8 @@ Test(check, tolerance_boundaries_and_special_values)
       {NAN, NAN, 0, 0, 0},                                               /* NaN status agrees */
       {INFINITY, INFINITY, 0, 0, 0}, {-INFINITY, INFINITY, 1e9, 1e9, 1}, /* Inf of the wrong sign */
       {INFINITY, 3e38f, 1e38, 1, 1}, /* Inf where a finite value was expected */
-      {0.0f, -0.0f, 0, 0, 0},
+      {0.0f, -0.0f, 0, 0, 1},        /* no tolerance means bit-exact: -0 is not +0 */
+      {0.0f, -0.0f, 1e-30, 0, 0},    /* with one, they are equal */
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     khost__check_stats st = check_one(cases[i].got, cases[i].ref, cases[i].atol, cases[i].rtol);
@@ -53,6 +54,18 @@ Test(check, tolerance_boundaries_and_special_values)
                  cases[i].got, cases[i].ref, cases[i].atol, cases[i].rtol);
     cr_expect_eq(st.count, 1);
   }
+}
+
+/* A bit copy (copy_transpose: atol = rtol = 0) must keep a NaN's payload. */
+Test(check, without_tolerance_a_nan_must_keep_its_bits)
+{
+  uint32_t quiet = 0x7fc00000u, payload = 0x7fc00123u;
+  float a, b;
+  memcpy(&a, &quiet, sizeof a);
+  memcpy(&b, &payload, sizeof b);
+  cr_expect_eq(check_one(b, b, 0, 0).mismatches, 0);
+  cr_expect_eq(check_one(a, b, 0, 0).mismatches, 1);
+  cr_expect_eq(check_one(a, b, 1e-3, 0).mismatches, 0, "with a tolerance, NaN status is what counts");
 }
 
 Test(check, statistics_and_first_mismatches_in_op_coordinates)

@@ -864,6 +864,7 @@ static fault fault_table[] = {
     {"fault_status", COPY_CASE, "ERROR", "fault plugin reports failure on purpose", "", -1, 1},
     {"fault_decline", COPY_CASE, "SKIP", "fault plugin declines every shape", "", -1, 0},
     {"fault_cached", COPY_CASE, "FAIL", "fresh inputs", "", -1, 1},
+    {"fault_cached_address", COPY_CASE, "FAIL", "fresh inputs", "", -1, 1},
     {"fault_lazy", COPY_CASE, "FAIL", "a timed call left", "", -1, 1},
     {"fault_no_write", COPY_CASE, "FAIL", "never written", "", COPY_ELEMENTS, 1},
     {"fault_write_past_end", COPY_CASE, "FAIL", "out-of-bounds write: out: ", "", -1, 1},
@@ -968,6 +969,18 @@ Test(faults, every_fault_in_one_run_is_caught_and_no_row_is_lost)
   }
   summary s = read_summary(o.out);
   cr_expect_eq(s.rows, nfaults + 2 + reference_cuda_rows(), "one row per backend and device:\n%s", o.out);
+  free_outcome(&o);
+}
+
+/* An oracle that writes nothing would agree with every kernel that writes nothing. */
+Test(faults, an_oracle_that_leaves_outputs_unwritten_fails_the_case)
+{
+  outcome o;
+  KHOST(&o, FAST, "--case", COPY_CASE, "--plugin", "@fault_no_write.so", "--reference", "fault_no_write",
+        "--backends", "fault_no_write");
+  cr_expect_eq(o.status, 1, "exit %d; stderr:\n%s", o.status, o.err);
+  expect_row(&o, COPY_CASE, "fault_no_write", "ERROR");
+  cr_expect_not_null(strstr(o.out, "elements of out unwritten"), "stdout:\n%s", o.out);
   free_outcome(&o);
 }
 
