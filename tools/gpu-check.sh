@@ -38,11 +38,14 @@ run_tests() {
   for t in "$build"/tests/test_*; do
     [ -f "$t" ] && [ -x "$t" ] || continue
     echo "--- $(basename "$t")"
+    # The GPU programs' tests one at a time: parallel contexts time-slice the GPU under a timed kernel.
+    local jobs=()
+    case $(basename "$t") in test_cuda | test_reference_cuda) jobs=(--jobs 1) ;; esac
     LD_LIBRARY_PATH="$build/gpu-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" KHOST_SOURCE_ROOT="$PWD" \
       KHOST_BUILD_ROOT="$build" KHOST_FIXTURE_DIR="$build/tests" KHOST_EXE="$build/khost" \
       KHOST_REFERENCE_PLUGIN="$build/plugins/reference/reference.so" \
       KHOST_TRITON_AOT_PLUGIN="$build/plugins/triton_aot/triton_aot.so" \
-      KHOST_CUTE_PLUGIN="$build/plugins/cute/cute.so" "$t" --verbose=0 || rc=1
+      KHOST_CUTE_PLUGIN="$build/plugins/cute/cute.so" "$t" --verbose=0 "${jobs[@]}" || rc=1
   done
   return $rc
 }
