@@ -1,12 +1,12 @@
 #include "discover.h"
 
-#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
+
+#include "folder.h"
 
 static int add_exe_dir(khost__registry *reg, khost__err *err)
 {
@@ -35,13 +35,8 @@ static int add_path_list(khost__registry *reg, const char *list, khost__err *err
 /* A folder the user named: unlike the search paths, it must be there. */
 static int add_named_dir(khost__registry *reg, const char *dir, khost__err *err)
 {
-  struct stat st;
-  if (stat(dir, &st) != 0)
-    return khost__errorf(err, KHOST__E_CONFIG, "--plugin-dir %s: %s", dir, strerror(errno));
-  if (!S_ISDIR(st.st_mode)) return khost__errorf(err, KHOST__E_CONFIG, "--plugin-dir %s: not a folder", dir);
-  if (access(dir, R_OK | X_OK) != 0)
-    return khost__errorf(err, KHOST__E_CONFIG, "--plugin-dir %s: cannot list it: %s", dir, strerror(errno));
-  return khost__registry_add_dir(reg, dir, err);
+  int rc = khost__folder_check("--plugin-dir", dir, R_OK | X_OK, err);
+  return rc == KHOST__OK ? khost__registry_add_dir(reg, dir, err) : rc;
 }
 
 int khost__discover(khost__registry *reg, const khost__options *o, khost__err *err)

@@ -5,8 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
+#include <unistd.h> /* W_OK, X_OK */
 
+#include "folder.h"
 #include "npy.h"
 
 static int make_dir(const char *path)
@@ -19,7 +20,7 @@ static int dump_path(const khost__options *o, const khost__case_data *d, const c
                      const char *tensor, char *path, size_t n)
 {
   snprintf(path, n, "%s/%s", o->dump, d->c->name);
-  if (make_dir(o->dump) != 0 || make_dir(path) != 0) {
+  if (make_dir(path) != 0) {
     fprintf(stderr, "khost: --dump: cannot create %s: %s\n", path, strerror(errno));
     return -1;
   }
@@ -41,15 +42,11 @@ static int write_one(const khost__options *o, const khost__case_data *d, const c
 
 int khost__dump_prepare(const khost__options *o, khost__err *err)
 {
-  struct stat st;
   if (!o->dump) return KHOST__OK;
-  if (make_dir(o->dump) != 0 || stat(o->dump, &st) != 0)
+  if (make_dir(o->dump) != 0)
     return khost__errorf(err, KHOST__E_CONFIG, "--dump %s: cannot create the folder: %s", o->dump,
                          strerror(errno));
-  if (!S_ISDIR(st.st_mode)) return khost__errorf(err, KHOST__E_CONFIG, "--dump %s: not a folder", o->dump);
-  if (access(o->dump, W_OK | X_OK) != 0)
-    return khost__errorf(err, KHOST__E_CONFIG, "--dump %s: cannot write there: %s", o->dump, strerror(errno));
-  return KHOST__OK;
+  return khost__folder_check("--dump", o->dump, W_OK | X_OK, err);
 }
 
 int khost__dump_inputs(const khost__options *o, const khost__case_data *d)
