@@ -4,33 +4,39 @@
 #include <stdlib.h>
 #include <string.h>
 
-int khost__samples_add(khost__samples *s, double seconds, khost__err *err)
+static int grow(double **array, int cap)
+{
+  double *grown = realloc(*array, (size_t)cap * sizeof *grown);
+  if (!grown) return KHOST__E_NOMEM;
+  *array = grown;
+  return KHOST__OK;
+}
+
+int khost__samples_add(khost__samples *s, double seconds, double sm_mhz, khost__err *err)
 {
   if (s->n == s->cap) {
     int cap = s->cap ? 2 * s->cap : 64;
-    double *grown = realloc(s->v, (size_t)cap * sizeof *grown);
-    if (!grown) return khost__errorf(err, KHOST__E_NOMEM, "out of memory storing samples");
-    s->v = grown;
+    if (grow(&s->v, cap) != KHOST__OK || grow(&s->sm_mhz, cap) != KHOST__OK)
+      return khost__errorf(err, KHOST__E_NOMEM, "out of memory storing samples");
     s->cap = cap;
   }
-  s->v[s->n++] = seconds;
+  s->v[s->n] = seconds;
+  s->sm_mhz[s->n++] = sm_mhz;
   s->sum += seconds;
   s->sum_squares += seconds * seconds;
   return KHOST__OK;
 }
 
-void khost__samples_drop_last(khost__samples *s)
-{
-  if (s->n == 0) return;
-  double last = s->v[--s->n];
-  s->sum -= last;
-  s->sum_squares -= last * last;
-}
-
 void khost__samples_free(khost__samples *s)
 {
   free(s->v);
+  free(s->sm_mhz);
   memset(s, 0, sizeof *s);
+}
+
+int khost__clock_throttled(double sm_mhz, double peak_mhz, double pct)
+{
+  return sm_mhz > 0 && peak_mhz > 0 && sm_mhz < peak_mhz * pct / 100;
 }
 
 static void moments(const khost__samples *s, double *mean, double *stddev)
@@ -50,7 +56,7 @@ double khost__samples_noise_pct(const khost__samples *s)
 
 int khost__samples_done(const khost__samples *s, const khost__options *o)
 {
-  if (s->n >= 1 && s->spent_s >= o->max_time_s) return 1;
+  if (s->n + s->throttled >= 1 && s->spent_s >= o->max_time_s) return 1;
   /* nvbench's rule: a minimum time as well as a minimum count, so that a short
    * kernel's median rests on many samples, not on the first ten quiet ones. */
   return s->n >= o->min_samples && s->spent_s >= o->min_time_s &&
@@ -63,16 +69,36 @@ static int compare_doubles(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
+/* Sorts values in place and returns their median (n > 0). */
+static double sorted_median(double *values, int n)
+{
+  qsort(values, (size_t)n, sizeof *values, compare_doubles);
+  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+/* The median of the known clocks (0 when none is known). */
+static double median_clock(const khost__samples *s, double *scratch)
+{
+  int known = 0;
+  for (int i = 0; i < s->n; i++)
+    if (s->sm_mhz[i] > 0) scratch[known++] = s->sm_mhz[i];
+  return known ? sorted_median(scratch, known) : 0;
+}
+
 int khost__samples_summarize(const khost__samples *s, khost__timing *t)
 {
   memset(t, 0, sizeof *t);
+  t->throttled = (uint32_t)s->throttled;
   if (s->n == 0) return KHOST__OK;
   double *sorted = malloc((size_t)s->n * sizeof *sorted);
-  if (!sorted) return KHOST__E_NOMEM;
+  if (!sorted) {
+    memset(t, 0, sizeof *t);
+    return KHOST__E_NOMEM;
+  }
+  t->sm_mhz = median_clock(s, sorted);
   memcpy(sorted, s->v, (size_t)s->n * sizeof *sorted);
-  qsort(sorted, (size_t)s->n, sizeof *sorted, compare_doubles);
   t->samples = (uint32_t)s->n;
-  t->median = s->n % 2 ? sorted[s->n / 2] : 0.5 * (sorted[s->n / 2 - 1] + sorted[s->n / 2]);
+  t->median = sorted_median(sorted, s->n);
   t->min = sorted[0];
   t->max = sorted[s->n - 1];
   /* Two passes for the reported spread: exact where the running sums may cancel. */

@@ -11,26 +11,31 @@
 /* Times in seconds for one backend. Owned by the caller; free with khost__samples_free. */
 typedef struct khost__samples {
   double *v;
+  double *sm_mhz; /* the SM clock each sample ran at; 0 where unknown (CPU kernels) */
   int n, cap;
-  double spent_s;          /* wall time spent sampling, flushes included */
+  int throttled;           /* samples discarded because the SM clock ran under the --throttle floor */
+  double spent_s;          /* wall time spent sampling, flushes and throttle pauses included */
   double sum, sum_squares; /* running, so the stopping rule costs O(1) per sample */
 } khost__samples;
 
-int khost__samples_add(khost__samples *s, double seconds, khost__err *err);
-/* Forgets the latest sample (its wall time stays spent): for a call that ran to be
- * checked, not timed. */
-void khost__samples_drop_last(khost__samples *s);
+int khost__samples_add(khost__samples *s, double seconds, double sm_mhz, khost__err *err);
 void khost__samples_free(khost__samples *s);
+
+/* 1 when a sample's SM clock is known and under pct % of peak_mhz, the device's
+ * rated clock (as nvbench's throttle threshold); pct 0 keeps every sample. */
+int khost__clock_throttled(double sm_mhz, double peak_mhz, double pct);
 
 /* Relative standard error of the mean, in percent (infinite below 2 samples). */
 double khost__samples_noise_pct(const khost__samples *s);
 
 /* 1 when sampling may stop: n >= min_samples, spent_s >= min_time_s and noise
- * <= max_noise_pct, or spent_s >= max_time_s (with at least one sample). */
+ * <= max_noise_pct, or spent_s >= max_time_s (with at least one sample taken,
+ * kept or discarded as throttled). */
 int khost__samples_done(const khost__samples *s, const khost__options *o);
 
-/* Median, mean, min, max, standard deviation and noise into t (zeroed first).
- * 0, or KHOST__E_NOMEM (t then holds no samples). */
+/* Median, mean, min, max, standard deviation, noise, the median SM clock and
+ * the throttled count into t (zeroed first). 0, or KHOST__E_NOMEM (t then holds
+ * no samples). */
 int khost__samples_summarize(const khost__samples *s, khost__timing *t);
 
 #endif

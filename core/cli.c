@@ -32,6 +32,7 @@ enum {
   OPT_MIN_SAMPLES,
   OPT_MAX_NOISE,
   OPT_MAX_TIME,
+  OPT_THROTTLE,
   OPT_TIMEOUT,
   OPT_HELP,
   OPT_VERSION
@@ -87,6 +88,9 @@ static const flag flags[] = {
      "PCT",
      "stop when the relative standard error is at most PCT % (0.5)"},
     {{"max-time", 1, 0, OPT_MAX_TIME}, "SECONDS", "time budget per backend and case (1.0)"},
+    {{"throttle", 1, 0, OPT_THROTTLE},
+     "PCT",
+     "GPU: discard a sample whose SM clock ran under PCT % of the rated clock (75; 0: keep all)"},
     {{"timeout", 1, 0, OPT_TIMEOUT},
      "SECONDS",
      "a worker silent this long (a hung call) is killed: TIMEOUT (60)"},
@@ -123,6 +127,7 @@ static void defaults(khost__options *o)
   o->min_time_s = 0.2;
   o->max_noise_pct = 0.5;
   o->max_time_s = 1.0;
+  o->throttle_pct = 75;
   o->timeout_s = 60.0;
 }
 
@@ -191,6 +196,7 @@ static int apply(int id, const char *v, khost__options *o, khost__err *err)
   case OPT_MIN_TIME: return parse_double("min-time", v, 0, INFINITY, &o->min_time_s, err);
   case OPT_MAX_NOISE: return parse_double("max-noise", v, 0, INFINITY, &o->max_noise_pct, err);
   case OPT_MAX_TIME: return parse_double("max-time", v, 0, INFINITY, &o->max_time_s, err);
+  case OPT_THROTTLE: return parse_double("throttle", v, 0, 100, &o->throttle_pct, err);
   /* A day at most: the worker's poll takes the time left in int milliseconds. */
   case OPT_TIMEOUT: return parse_double("timeout", v, 0.001, 86400, &o->timeout_s, err);
   case OPT_HELP: o->help = 1; break;

@@ -9,7 +9,7 @@ static const char *const columns[] = {
     "case",     "op",     "params",        "backend",   "device",      "status",    "message",  "atol",
     "rtol",     "count",  "mismatches",    "unwritten", "max_abs",     "max_rel",   "mean_abs", "samples",
     "median_s", "mean_s", "min_s",         "max_s",     "stddev_s",    "noise_pct", "flops",    "bytes",
-    "gbps",     "tflops", "peak_fraction", "speedup",   "is_baseline", "variant",
+    "gbps",     "tflops", "peak_fraction", "speedup",   "is_baseline", "variant",   "sm_mhz",   "throttled",
 };
 
 typedef struct line {
@@ -123,6 +123,8 @@ int khost__csv_write_row(FILE *out, const khost__row *r, khost__err *err)
   number(&l, r->speedup, r->speedup > 0);
   integer(&l, r->is_baseline != 0);
   TEXT(&l, r->variant);
+  number(&l, r->time.sm_mhz, timed && r->time.sm_mhz > 0);
+  integer(&l, r->time.throttled);
   return finish_line(out, err);
 }
 

@@ -22,7 +22,7 @@ enum { KHOST__CUDA_DISCARDED = 16 };
 typedef struct khost__device_info {
   char name[128];
   int ordinal, cc_major, cc_minor, sm_count;
-  int sm_clock_mhz, mem_clock_mhz; /* peak clocks: current ones need NVML, unused */
+  int sm_clock_mhz, mem_clock_mhz; /* peak clocks; each sample measures the SM clock it ran at */
   size_t l2_bytes, global_mem_bytes;
   double peak_gbps; /* measured device-to-device copy, bytes read + written; 0 until measured */
 } khost__device_info;
@@ -72,9 +72,12 @@ typedef int (*khost__cuda_call_fn)(void *arg, int i);
 /* One timed sample of `calls` back-to-back calls (call(arg, first+j)), divided
  * by calls. cold: L2 is flushed before the timed region. The calls are queued
  * behind a kernel that holds the stream until they are all enqueued, so launch
- * gaps are not timed. *kernel_status gets the first non-OK call status. */
+ * gaps are not timed. *sm_mhz gets the SM clock over the timed region (SM 0's
+ * cycle counter against the GPU's nanosecond timer, read by a tiny kernel just
+ * before the start event and just after the stop event), 0 when unknown.
+ * *kernel_status gets the first non-OK call status. */
 int khost__cuda_time(khost__cuda_call_fn call, void *arg, int first, int calls, int cold, double *seconds,
-                     int *kernel_status, khost__err *err);
+                     double *sm_mhz, int *kernel_status, khost__err *err);
 
 /* A captured CUDA graph of `calls` calls (call(arg, j), j < calls). Opaque. */
 typedef struct khost__cuda_graph khost__cuda_graph;
@@ -88,8 +91,10 @@ int khost__cuda_graph_capture(khost__cuda_call_fn call, void *arg, int calls, kh
                               size_t *nodes, int *kernel_status, khost__err *err);
 /* Launches the graph once on the stream and waits for it. */
 int khost__cuda_graph_run(khost__cuda_graph *graph, khost__err *err);
-/* One timed replay (L2 flushed first when cold), divided by the captured call count. */
-int khost__cuda_graph_time(khost__cuda_graph *graph, int cold, double *seconds, khost__err *err);
+/* One timed replay (L2 flushed first when cold), divided by the captured call
+ * count; *sm_mhz as for khost__cuda_time. */
+int khost__cuda_graph_time(khost__cuda_graph *graph, int cold, double *seconds, double *sm_mhz,
+                           khost__err *err);
 void khost__cuda_graph_free(khost__cuda_graph *graph);
 
 #endif

@@ -33,6 +33,24 @@ extern "C" cudaError_t khost__launch_blocker(cudaStream_t stream, const volatile
   return cudaLaunchKernel(blocker, dim3(1), dim3(1), args, 0, stream);
 }
 
+/* One block an SM so that one of them lands on SM 0, whose cycle counter then
+ * pairs with the nanosecond timer: two such stamps give the SM clock between
+ * them. Only SM 0 writes, so both stamps of a pair count the same SM's cycles. */
+static __global__ void khost_clock_stamp(unsigned long long *out)
+{
+  unsigned smid;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+  if (smid != 0 || threadIdx.x != 0) return;
+  out[0] = global_ns();
+  out[1] = clock64();
+}
+
+extern "C" cudaError_t khost__launch_clock_stamp(cudaStream_t stream, int sm_count, unsigned long long *out)
+{
+  void *args[] = {&out};
+  return cudaLaunchKernel(khost_clock_stamp, dim3(sm_count > 0 ? sm_count : 1), dim3(1), args, 0, stream);
+}
+
 /* Reads every 16-byte word of buf. Nothing depends on the words, but the store
  * the compiler cannot rule out keeps the loads from being removed. */
 static __global__ void scrub(const uint4 *buf, size_t words, unsigned *sink)

@@ -23,6 +23,12 @@ cudaError_t khost__launch_blocker(cudaStream_t stream, const volatile int *relea
  * writes in practice. Returns the launch error. */
 cudaError_t khost__launch_scrub(cudaStream_t stream, const void *buf, size_t bytes, unsigned *sink);
 
+/* Queues a kernel on stream whose block on SM 0 writes out[0] = %globaltimer
+ * (ns) and out[1] = that SM's clock64; out stays untouched if no block ran on
+ * SM 0. out must be device-accessible (host-mapped pinned memory). Returns the
+ * launch error. */
+cudaError_t khost__launch_clock_stamp(cudaStream_t stream, int sm_count, unsigned long long *out);
+
 /* cudaSuccess when the current device can run the kernels above (the fat
  * binary holds sm_90a code only); else why not, e.g. cudaErrorNoKernelImageForDevice. */
 cudaError_t khost__kernels_loadable(void);

@@ -84,9 +84,10 @@ int khost__cuda_measure_copy(double *gbps, khost__err *err)
 }
 
 int khost__cuda_time(khost__cuda_call_fn call, void *arg, int first, int calls, int cold, double *seconds,
-                     int *kernel_status, khost__err *err)
+                     double *sm_mhz, int *kernel_status, khost__err *err)
 {
   *seconds = 0;
+  *sm_mhz = 0;
   *kernel_status = KHOST_STATUS_OK;
   return unsupported(err);
 }
@@ -105,9 +106,11 @@ int khost__cuda_graph_run(khost__cuda_graph *graph, khost__err *err)
   return unsupported(err);
 }
 
-int khost__cuda_graph_time(khost__cuda_graph *graph, int cold, double *seconds, khost__err *err)
+int khost__cuda_graph_time(khost__cuda_graph *graph, int cold, double *seconds, double *sm_mhz,
+                           khost__err *err)
 {
   *seconds = 0;
+  *sm_mhz = 0;
   return unsupported(err);
 }
 

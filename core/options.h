@@ -26,6 +26,7 @@ typedef struct khost__options {
   int threads;            /* CPU kernels' threads */
   int min_samples;
   double warmup_s, min_time_s, max_noise_pct, max_time_s, timeout_s;
+  double throttle_pct;      /* --throttle: samples under this % of the rated SM clock are discarded */
   const char *command_line; /* for reports; static buffer owned by cli.c */
 } khost__options;
 

@@ -13,6 +13,7 @@ enum {
   COL_MISMATCHES,
   COL_TIME,
   COL_NOISE,
+  COL_CLOCK,
   COL_GBPS,
   COL_TFLOPS,
   COL_PEAK,
@@ -27,8 +28,8 @@ enum { SUM_BACKEND, SUM_DEVICE, SUM_SPEEDUP, SUM_CASES, SUM_WINS, SUM_NCOLS };
 #define DETAIL_INDENT "      "
 
 static const char *const titles[NCOLS] = {
-    "backend", "device", "status",  "max abs", "max rel", "mismatches", "time",
-    "noise",   "GB/s",   "TFLOP/s", "%peak",   "speedup", "variant",
+    "backend", "device", "status", "max abs", "max rel", "mismatches", "time",
+    "noise",   "SM MHz", "GB/s",   "TFLOP/s", "%peak",   "speedup",    "variant",
 };
 static const char *const summary_titles[SUM_NCOLS] = {"backend", "device", "speedup (geomean)", "cases",
                                                       "wins"};
@@ -68,6 +69,7 @@ static void fill_cells(const khost__row *r, char (*c)[CELL])
   if (r->time.samples > 0) {
     khost__format_seconds(r->time.median, c[COL_TIME], CELL);
     snprintf(c[COL_NOISE], CELL, "%.1f%%", r->time.noise);
+    if (r->time.sm_mhz > 0) snprintf(c[COL_CLOCK], CELL, "%.0f", r->time.sm_mhz);
   }
   if (r->bytes > 0 && r->gbps > 0) three_digits(c[COL_GBPS], r->gbps);
   if (r->flops > 0 && r->tflops > 0) three_digits(c[COL_TFLOPS], r->tflops);
@@ -103,10 +105,12 @@ static void plan_rows(layout *l, const khost__run_info *info, const khost__row *
   layout_init(l, NCOLS, COL_MAX_ABS, titles);
   l->shown[COL_PEAK] = info && info->peak_gbps > 0;
   l->shown[COL_VARIANT] = 0;
+  l->shown[COL_CLOCK] = 0;
   l->text[COL_VARIANT] = 1;
   for (int i = 0; i < nrows; i++) {
     fill_cells(&rows[i], c);
     widen(l, c);
+    l->shown[COL_CLOCK] |= rows[i].time.sm_mhz > 0;
     l->shown[COL_PEAK] |= rows[i].peak_fraction > 0;
     l->shown[COL_VARIANT] |= rows[i].variant[0] != '\0';
   }
@@ -198,6 +202,9 @@ static void print_mismatches(FILE *out, const khost__row *r)
 static void print_details(FILE *out, const khost__row *r)
 {
   int has_mismatches = r->check.mismatches > 0 || r->check.unwritten > 0;
+  static const char throttled[] = "more samples were discarded: the SM clock ran under the --throttle floor";
+  if (r->time.throttled > 0 && r->time.samples > 0)
+    fprintf(out, DETAIL_INDENT "%" PRIu32 " %s\n", r->time.throttled, throttled);
   if (r->status == KHOST__ROW_PASS) return;
   print_indented(out, r->message);
   if (has_mismatches) print_mismatches(out, r);

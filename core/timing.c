@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "clock.h"
 #include "worker.h"
@@ -31,10 +32,11 @@ static int kernel_failure(const khost__call *call, int status, khost__err *err)
   return khost__errorf(err, KHOST__E_FAIL, "kernel returned status %d: %s", status, call->error);
 }
 
-/* One sample in seconds per call. */
-static int sample_once(khost__timer *t, double *seconds, khost__err *err)
+/* One sample in seconds per call, and the SM clock it ran at (0: unknown). */
+static int sample_once(khost__timer *t, double *seconds, double *sm_mhz, khost__err *err)
 {
   int status = KHOST_STATUS_OK, rc;
+  *sm_mhz = 0;
   if (!is_cuda(t->call)) {
     double start = khost__now_s();
     status = khost__call_run(t->call);
@@ -43,8 +45,8 @@ static int sample_once(khost__timer *t, double *seconds, khost__err *err)
   }
   /* A discarded sample (the launch queue stalled behind the blocking kernel) is retried, never kept. */
   for (int attempt = 0; attempt < 3; attempt++) {
-    rc = t->graph ? khost__cuda_graph_time(t->graph, !t->o->hot, seconds, err)
-                  : khost__cuda_time(invoke, t->call, 0, 1, !t->o->hot, seconds, &status, err);
+    rc = t->graph ? khost__cuda_graph_time(t->graph, !t->o->hot, seconds, sm_mhz, err)
+                  : khost__cuda_time(invoke, t->call, 0, 1, !t->o->hot, seconds, sm_mhz, &status, err);
     if (rc != KHOST__CUDA_DISCARDED) break;
   }
   if (rc == KHOST__OK && status != KHOST_STATUS_OK) return kernel_failure(t->call, status, err);
@@ -69,8 +71,9 @@ static size_t working_set(const khost__call *call)
 
 #define MAX_COPIES 64
 
-static int make_copies(khost__timer *t, size_t l2_bytes, khost__err *err)
+static int make_copies(khost__timer *t, khost__err *err)
 {
+  size_t l2_bytes = t->device ? t->device->l2_bytes : 0;
   size_t set = working_set(t->call);
   size_t wanted = set ? (2 * l2_bytes + set - 1) / set : 1;
   int n = (int)(wanted < MAX_COPIES ? wanted : MAX_COPIES);
@@ -92,38 +95,61 @@ static int make_copies(khost__timer *t, size_t l2_bytes, khost__err *err)
   return KHOST__OK;
 }
 
-static int capture(khost__timer *t, size_t l2_bytes, khost__err *err)
+static int capture(khost__timer *t, khost__err *err)
 {
   size_t nodes = 0;
   int status = KHOST_STATUS_OK;
-  int rc = make_copies(t, l2_bytes, err);
+  int rc = make_copies(t, err);
   if (rc != KHOST__OK) return rc;
   rc = khost__cuda_graph_capture(invoke_rotating, t, t->o->graph_calls, &t->graph, &nodes, &status, err);
   if (rc == KHOST__OK && status != KHOST_STATUS_OK) return kernel_failure(t->call, status, err);
   return cuda_failure(rc);
 }
 
-int khost__timer_start(khost__timer *t, khost__call *call, const khost__options *o, size_t l2_bytes,
-                       khost__err *err)
+int khost__timer_start(khost__timer *t, khost__call *call, const khost__options *o,
+                       const khost__device_info *device, khost__err *err)
 {
   memset(t, 0, sizeof *t);
   t->call = call;
   t->o = o;
+  t->device = device;
   int rc = KHOST__OK;
-  if (is_cuda(call) && o->graph_calls > 0 && (rc = capture(t, l2_bytes, err)) != KHOST__OK) return rc;
-  double until = khost__now_s() + o->warmup_s, seconds;
+  if (is_cuda(call) && o->graph_calls > 0 && (rc = capture(t, err)) != KHOST__OK) return rc;
+  double until = khost__now_s() + o->warmup_s, seconds, sm_mhz;
   do {
-    rc = sample_once(t, &seconds, err);
+    rc = sample_once(t, &seconds, &sm_mhz, err);
   } while (rc == KHOST__OK && khost__now_s() < until);
   return rc;
 }
 
+/* nvbench's pause after a throttled sample, for the clock to come back. */
+static void throttle_pause(void)
+{
+  struct timespec pause = {0, 50 * 1000 * 1000};
+  nanosleep(&pause, NULL);
+}
+
 int khost__timer_sample(khost__timer *t, khost__err *err)
 {
-  double start = khost__now_s(), seconds = 0;
-  int rc = sample_once(t, &seconds, err);
+  double start = khost__now_s(), seconds = 0, sm_mhz = 0;
+  int rc = sample_once(t, &seconds, &sm_mhz, err);
+  double peak = t->device ? t->device->sm_clock_mhz : 0;
+  int throttled = rc == KHOST__OK && khost__clock_throttled(sm_mhz, peak, t->o->throttle_pct);
+  if (throttled) {
+    t->samples.throttled++;
+    throttle_pause();
+  }
   t->samples.spent_s += khost__now_s() - start;
-  return rc == KHOST__OK ? khost__samples_add(&t->samples, seconds, err) : rc;
+  if (rc != KHOST__OK || throttled) return rc;
+  return khost__samples_add(&t->samples, seconds, sm_mhz, err);
+}
+
+int khost__timer_call(khost__timer *t, khost__err *err)
+{
+  double start = khost__now_s(), seconds, sm_mhz;
+  int rc = sample_once(t, &seconds, &sm_mhz, err);
+  t->samples.spent_s += khost__now_s() - start;
+  return rc;
 }
 
 void khost__timer_free(khost__timer *t)

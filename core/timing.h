@@ -13,6 +13,7 @@
 typedef struct khost__timer {
   khost__call *call; /* borrowed */
   const khost__options *o;
+  const khost__device_info *device; /* borrowed; NULL without a GPU */
   khost__samples samples;
   khost__cuda_graph *graph;
   int ncopies;                 /* graph calls rotate over call and ncopies - 1 copies */
@@ -22,14 +23,21 @@ typedef struct khost__timer {
 
 /* Binds t to call and warms it up for o->warmup_s. With --graph N it captures
  * the graph; cold (no --hot), the N calls rotate over enough copies of the
- * inputs and outputs that their working set exceeds 2 x l2_bytes, so a replay
- * is not served from L2. Returns 0, an error with the reason in err, or
+ * inputs and outputs that their working set exceeds 2 x the device's L2, so a
+ * replay is not served from L2. device (borrowed for t's lifetime) is NULL
+ * for CPU calls. Returns 0, an error with the reason in err, or
  * KHOST__WORKER_RESTART when the CUDA context broke. */
-int khost__timer_start(khost__timer *t, khost__call *call, const khost__options *o, size_t l2_bytes,
-                       khost__err *err);
+int khost__timer_start(khost__timer *t, khost__call *call, const khost__options *o,
+                       const khost__device_info *device, khost__err *err);
 
-/* Adds one sample. Same returns as khost__timer_start. */
+/* Takes one sample and keeps it, unless its SM clock ran under o->throttle_pct
+ * % of the device's rated clock: then it is counted as throttled and dropped
+ * after a 50 ms pause. Same returns as khost__timer_start. */
 int khost__timer_sample(khost__timer *t, khost__err *err);
+
+/* One call exactly as a sample runs it, kept nowhere (its wall time is spent):
+ * for a call that runs to be checked, not timed. Same returns. */
+int khost__timer_call(khost__timer *t, khost__err *err);
 
 void khost__timer_free(khost__timer *t);
 

@@ -24,7 +24,7 @@ typedef struct worker {
   uint8_t *done;   /* slot's row is final */
   khost__call *calls;
   int cuda_ready;
-  size_t l2_bytes;
+  khost__device_info device; /* valid when cuda_ready */
   char cuda_why[512];
   uint8_t *plugin_ready; /* per registry plugin: 0 unknown, 1 ok, 2 failed */
   char (*plugin_why)[512];
@@ -84,19 +84,17 @@ static void start_devices(worker *w)
   for (int s = 0; s < job->nslots; s++)
     wants |= w->active[s] && job->slots[s].device_type == KHOST_DEVICE_CUDA;
   if (!wants) return;
-  khost__device_info info;
   khost__err err;
   int usable = khost__cuda_available(job->o->device, w->cuda_why, sizeof w->cuda_why);
-  if (usable && khost__cuda_init(job->o->device, &info, &err) != KHOST__OK) {
+  if (usable && khost__cuda_init(job->o->device, &w->device, &err) != KHOST__OK) {
     snprintf(w->cuda_why, sizeof w->cuda_why, "CUDA init failed: %.480s", err.msg);
   } else if (usable) {
     w->cuda_ready = 1;
-    w->l2_bytes = info.l2_bytes;
     khost__cuda_set_blocking(!job->o->no_blocking_kernel);
-    info.peak_gbps = job->known_peak_gbps;
-    if (info.peak_gbps <= 0 && khost__cuda_measure_copy(&info.peak_gbps, &err) != KHOST__OK)
-      info.peak_gbps = 0;
-    khost__child_send(w->fd, KHOST__MSG_DEVICE, &info, sizeof info);
+    w->device.peak_gbps = job->known_peak_gbps;
+    if (w->device.peak_gbps <= 0 && khost__cuda_measure_copy(&w->device.peak_gbps, &err) != KHOST__OK)
+      w->device.peak_gbps = 0;
+    khost__child_send(w->fd, KHOST__MSG_DEVICE, &w->device, sizeof w->device);
   }
   for (int s = 0; s < job->nslots; s++)
     if (w->active[s] && job->slots[s].device_type == KHOST_DEVICE_CUDA && !w->cuda_ready)
@@ -266,8 +264,7 @@ static int check_timed(worker *w, int s, khost__timer *timer)
   announce(w, s, "timed check");
   int rc = khost__case_data_restore(call->data, &err);
   if (rc == KHOST__OK) rc = khost__call_poison(call, &err);
-  if (rc == KHOST__OK) rc = khost__timer_sample(timer, &err);
-  if (rc == KHOST__OK) khost__samples_drop_last(&timer->samples);
+  if (rc == KHOST__OK) rc = khost__timer_call(timer, &err);
   if (rc == KHOST__WORKER_RESTART) return settle(w, s, KHOST__ROW_CRASH, "%s", err.msg), rc;
   if (rc == KHOST__OK && (rc = device_settled(w, s, &err)) != KHOST__OK)
     return settle(w, s, KHOST__ROW_CRASH, "CUDA error after a timed call: %s", err.msg),
@@ -282,6 +279,19 @@ static int check_timed(worker *w, int s, khost__timer *timer)
            (unsigned long long)stats.mismatches, (unsigned long long)stats.count,
            (unsigned long long)stats.unwritten);
   return 0;
+}
+
+/* The row's timing, or an error when every sample ran throttled: such times
+ * would compare a slowed GPU with a fast one. */
+static void summarize(worker *w, int s, const khost__samples *samples)
+{
+  if (khost__samples_summarize(samples, &w->rows[s].time) != KHOST__OK)
+    settle(w, s, KHOST__ROW_ERROR, "out of memory summarizing %d samples", samples->n);
+  else if (samples->n == 0 && samples->throttled > 0)
+    settle(w, s, KHOST__ROW_ERROR,
+           "all %d samples ran with the SM clock under %g%% of its rated %d MHz, so none was kept "
+           "(--throttle sets the floor; 0 keeps every sample)",
+           samples->throttled, w->job->o->throttle_pct, w->device.sm_clock_mhz);
 }
 
 /* Samples every active slot in rotating order, one sample each per round, so
@@ -301,7 +311,7 @@ static int measure(worker *w)
     if (!w->active[s]) continue;
     announce(w, s, "warm-up");
     khost__err err;
-    rc = khost__timer_start(&timers[s], &w->calls[s], o, w->l2_bytes, &err);
+    rc = khost__timer_start(&timers[s], &w->calls[s], o, w->cuda_ready ? &w->device : NULL, &err);
     if (rc == KHOST__WORKER_RESTART)
       settle(w, s, KHOST__ROW_CRASH, "%s", err.msg);
     else if (rc != KHOST__OK)
@@ -325,8 +335,7 @@ static int measure(worker *w)
   for (int s = 0; s < n && rc == 0; s++)
     if (w->active[s]) rc = check_timed(w, s, &timers[s]);
   for (int s = 0; s < n; s++) {
-    if (w->active[s] && khost__samples_summarize(&timers[s].samples, &w->rows[s].time) != KHOST__OK)
-      settle(w, s, KHOST__ROW_ERROR, "out of memory summarizing %d samples", timers[s].samples.n);
+    if (w->active[s]) summarize(w, s, &timers[s].samples);
     khost__timer_free(&timers[s]);
   }
   free(timers);

@@ -16,7 +16,7 @@ Test(bench, low_noise_stops_only_after_the_minimum_time)
   khost__err err;
   khost__options o = rule(2, 0.5, 10);
   o.min_time_s = 0.5;
-  for (int i = 0; i < 20; i++) khost__samples_add(&s, 1.0, &err);
+  for (int i = 0; i < 20; i++) khost__samples_add(&s, 1.0, 0, &err);
   s.spent_s = 0.4;
   cr_expect_not(khost__samples_done(&s, &o), "quiet samples, but not enough time yet");
   s.spent_s = 0.5;
@@ -29,7 +29,7 @@ Test(bench, summary_of_known_samples)
   khost__samples s = {0};
   khost__err err;
   static const double v[] = {4, 1, 3, 2};
-  for (int i = 0; i < 4; i++) cr_assert_eq(khost__samples_add(&s, v[i], &err), KHOST__OK);
+  for (int i = 0; i < 4; i++) cr_assert_eq(khost__samples_add(&s, v[i], 0, &err), KHOST__OK);
   khost__timing t;
   cr_assert_eq(khost__samples_summarize(&s, &t), KHOST__OK);
   cr_expect_eq(t.samples, 4);
@@ -42,21 +42,62 @@ Test(bench, summary_of_known_samples)
   khost__samples_free(&s);
 }
 
-/* The check call after timing is dropped: the summary is that of the samples before it. */
-Test(bench, a_dropped_sample_leaves_no_trace_in_the_summary)
+/* The median clock is that of the samples whose clock is known (a CPU sample's is 0). */
+Test(bench, the_summary_carries_the_median_known_clock_and_the_throttled_count)
 {
   khost__samples s = {0};
   khost__err err;
-  static const double v[] = {4, 1, 3, 2, 100};
-  for (int i = 0; i < 5; i++) cr_assert_eq(khost__samples_add(&s, v[i], &err), KHOST__OK);
-  khost__samples_drop_last(&s);
+  static const double mhz[] = {1980, 0, 1700, 1990, 1975};
+  for (int i = 0; i < 5; i++) cr_assert_eq(khost__samples_add(&s, 1e-3 * (i + 1), mhz[i], &err), KHOST__OK);
+  s.throttled = 3;
   khost__timing t;
   cr_assert_eq(khost__samples_summarize(&s, &t), KHOST__OK);
-  cr_expect_eq(t.samples, 4);
-  cr_expect_float_eq(t.median, 2.5, 1e-12);
-  cr_expect_float_eq(t.max, 4, 1e-12);
-  cr_expect_float_eq(khost__samples_noise_pct(&s), t.noise, 1e-9, "the running sums lost the sample too");
+  cr_expect_eq(t.samples, 5);
+  cr_expect_float_eq(t.sm_mhz, 1977.5, 1e-9, "median of 1700, 1975, 1980, 1990: %g", t.sm_mhz);
+  cr_expect_eq(t.throttled, 3);
+  cr_expect_float_eq(t.median, 3e-3, 1e-12, "the times are untouched by the clocks");
   khost__samples_free(&s);
+}
+
+Test(bench, without_known_clocks_the_summary_clock_is_zero)
+{
+  khost__samples s = {0};
+  khost__err err;
+  khost__samples_add(&s, 1.0, 0, &err);
+  khost__timing t;
+  cr_assert_eq(khost__samples_summarize(&s, &t), KHOST__OK);
+  cr_expect_eq(t.sm_mhz, 0.0);
+  khost__samples_free(&s);
+}
+
+Test(bench, a_clock_under_the_floor_is_throttled)
+{
+  cr_expect(khost__clock_throttled(1484, 1980, 75), "1484 < 0.75 * 1980 = 1485");
+  cr_expect_not(khost__clock_throttled(1485, 1980, 75));
+  cr_expect_not(khost__clock_throttled(1980, 1980, 75));
+  cr_expect_not(khost__clock_throttled(100, 1980, 0), "a floor of 0 keeps every sample");
+  cr_expect_not(khost__clock_throttled(0, 1980, 75), "an unknown clock is never throttled");
+  cr_expect_not(khost__clock_throttled(1000, 0, 75), "nor is any clock of a device without a rated one");
+  cr_expect(khost__clock_throttled(1979, 1980, 100));
+}
+
+/* Every sample throttled: the time budget still ends sampling, with none kept. */
+Test(bench, the_budget_ends_sampling_when_every_sample_was_throttled)
+{
+  khost__samples s = {0};
+  khost__options o = rule(10, 0.5, 1.0);
+  s.throttled = 4;
+  s.spent_s = 0.5;
+  cr_expect_not(khost__samples_done(&s, &o), "budget left");
+  s.spent_s = 1.0;
+  cr_expect(khost__samples_done(&s, &o), "n = 0 but 4 samples were taken");
+  s.throttled = 0;
+  cr_expect_not(khost__samples_done(&s, &o), "no sample taken at all: take one, however long it runs");
+  khost__timing t;
+  s.throttled = 4;
+  cr_assert_eq(khost__samples_summarize(&s, &t), KHOST__OK);
+  cr_expect_eq(t.samples, 0);
+  cr_expect_eq(t.throttled, 4);
 }
 
 Test(bench, stops_on_low_noise_only_after_min_samples)
@@ -64,9 +105,9 @@ Test(bench, stops_on_low_noise_only_after_min_samples)
   khost__samples s = {0};
   khost__err err;
   khost__options o = rule(10, 0.5, 100);
-  for (int i = 0; i < 9; i++) khost__samples_add(&s, 1.0, &err);
+  for (int i = 0; i < 9; i++) khost__samples_add(&s, 1.0, 0, &err);
   cr_expect_not(khost__samples_done(&s, &o), "9 identical samples are not enough");
-  khost__samples_add(&s, 1.0, &err);
+  khost__samples_add(&s, 1.0, 0, &err);
   cr_expect(khost__samples_done(&s, &o));
   khost__samples_free(&s);
 }
@@ -76,7 +117,7 @@ Test(bench, keeps_going_while_noisy_until_the_time_budget)
   khost__samples s = {0};
   khost__err err;
   khost__options o = rule(2, 0.5, 1.0);
-  for (int i = 0; i < 20; i++) khost__samples_add(&s, i % 2 ? 1.0 : 3.0, &err);
+  for (int i = 0; i < 20; i++) khost__samples_add(&s, i % 2 ? 1.0 : 3.0, 0, &err);
   cr_expect_gt(khost__samples_noise_pct(&s), 0.5);
   cr_expect_not(khost__samples_done(&s, &o));
   s.spent_s = 1.0;
@@ -89,7 +130,7 @@ Test(bench, noise_is_infinite_below_two_samples)
   khost__samples s = {0};
   khost__err err;
   cr_expect(isinf(khost__samples_noise_pct(&s)));
-  khost__samples_add(&s, 2.0, &err);
+  khost__samples_add(&s, 2.0, 0, &err);
   cr_expect(isinf(khost__samples_noise_pct(&s)));
   khost__timing t;
   cr_assert_eq(khost__samples_summarize(&s, &t), KHOST__OK);

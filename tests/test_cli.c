@@ -25,6 +25,7 @@ Test(cli, defaults)
   cr_expect_float_eq(o.max_noise_pct, 0.5, 1e-12);
   cr_expect_float_eq(o.max_time_s, 1.0, 1e-12);
   cr_expect_float_eq(o.timeout_s, 60.0, 1e-12);
+  cr_expect_float_eq(o.throttle_pct, 75.0, 1e-12);
   cr_expect_eq(o.hot + o.graph_calls + o.no_isolate + o.strict + o.list, 0);
 }
 
@@ -81,7 +82,9 @@ Test(cli, every_flag_is_applied)
                         "--version",
                         "--no-blocking-kernel",
                         "--min-time",
-                        "0.3"};
+                        "0.3",
+                        "--throttle",
+                        "0"};
   int argc = (int)(sizeof argv / sizeof argv[0]);
   cr_assert_eq(parse(&o, &err, argc, argv), KHOST__OK, "%s", err.msg);
   cr_expect_str_eq(o.suite, "performance");
@@ -107,6 +110,7 @@ Test(cli, every_flag_is_applied)
   cr_expect_float_eq(o.max_noise_pct, 2, 1e-12);
   cr_expect_float_eq(o.max_time_s, 4, 1e-12);
   cr_expect_float_eq(o.timeout_s, 9, 1e-12);
+  cr_expect_float_eq(o.throttle_pct, 0, 1e-12);
   cr_expect(strstr(o.command_line, "--graph 20"));
 }
 
@@ -127,6 +131,9 @@ Test(cli, bad_values_are_refused_with_the_rule)
       {"--timeout", "1e7", "--timeout needs a number from 0.001 to 86400, got '1e7'"},
       {"--warmup", "inf", "--warmup needs a number"},
       {"--min-samples", "0", "--min-samples needs a whole number from 1"},
+      {"--throttle", "101", "--throttle needs a number from 0 to 100, got '101'"},
+      {"--throttle", "-5", "--throttle needs a number from 0 to 100"},
+      {"--throttle", "75%", "--throttle needs a number from 0 to 100, got '75%'"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     khost__options o;
@@ -188,7 +195,7 @@ Test(cli, usage_names_every_flag)
                                       "--max-noise",  "--max-time",
                                       "--timeout",    "--help",
                                       "--version",    "--no-blocking-kernel",
-                                      "--min-time"};
+                                      "--min-time",   "--throttle"};
   cr_expect(strstr(text, "Exit status"));
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     char needle[48];

@@ -56,6 +56,8 @@ static khost__row sample_row(void)
   r.check.max_abs = 0.00025;
   r.time.samples = 30;
   r.time.median = 0.00125;
+  r.time.sm_mhz = 1755;
+  r.time.throttled = 2;
   r.bytes = 462;
   r.gbps = 0.0003696;
   r.speedup = 2.5;
@@ -144,6 +146,8 @@ Test(csv, header_names_every_field)
       {"speedup", "2.5"},
       {"is_baseline", "0"},
       {"variant", "reduce_rows<tpr=8,nv=8,words>"},
+      {"sm_mhz", "1755"},
+      {"throttled", "2"},
   };
   for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++) {
     char value[600];
@@ -161,7 +165,8 @@ Test(csv, missing_values_are_empty_fields)
   row.time.samples = 0;
   row.speedup = 0;
   char *text = render(&row);
-  const char *empty[] = {"max_abs", "median_s", "noise_pct", "gbps", "tflops", "peak_fraction", "speedup"};
+  const char *empty[] = {"max_abs", "median_s",      "noise_pct", "gbps",
+                         "tflops",  "peak_fraction", "speedup",   "sm_mhz"};
   for (size_t i = 0; i < sizeof empty / sizeof empty[0]; i++) {
     char value[600];
     cr_expect_str_eq(value_of(text, empty[i], value, sizeof value), "", "%s", empty[i]);

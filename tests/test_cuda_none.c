@@ -62,10 +62,11 @@ static int copy(khost__err *err)
 
 static int time_calls(khost__err *err)
 {
-  double seconds = -1;
+  double seconds = -1, sm_mhz = -1;
   int status = -1;
-  int rc = khost__cuda_time(call_nothing, NULL, 0, 1, 1, &seconds, &status, err);
+  int rc = khost__cuda_time(call_nothing, NULL, 0, 1, 1, &seconds, &sm_mhz, &status, err);
   cr_assert_eq(seconds, 0.0);
+  cr_assert_eq(sm_mhz, 0.0);
   return rc;
 }
 
@@ -88,9 +89,10 @@ static int replay(khost__err *err)
 
 static int time_graph(khost__err *err)
 {
-  double seconds = -1;
-  int rc = khost__cuda_graph_time(NULL, 1, &seconds, err);
+  double seconds = -1, sm_mhz = -1;
+  int rc = khost__cuda_graph_time(NULL, 1, &seconds, &sm_mhz, err);
   cr_assert_eq(seconds, 0.0);
+  cr_assert_eq(sm_mhz, 0.0);
   return rc;
 }
 

@@ -148,6 +148,8 @@ Test(json, row_fields_round_trip)
   row.check.shown[0] = (khost__mismatch){5, "c[batch=0, row=5]", 1.5, -0.75};
   row.check.shown[1] = (khost__mismatch){300, "c[batch=1, row=44]", 6, 2};
   row.peak_fraction = 0.25;
+  row.time.sm_mhz = 1980.5;
+  row.time.throttled = 4;
   snprintf(row.message, sizeof row.message, "7 elements differ, \"quoted\"");
   snprintf(row.variant, sizeof row.variant, "gemv_rows<tpr=32,w=2>");
   append_ok(w, &row);
@@ -183,6 +185,7 @@ Test(json, row_fields_round_trip)
       {"time.max_s", 4e-6},
       {"time.stddev_s", 5e-7},
       {"time.noise_pct", 1.5},
+      {"time.sm_mhz", 1980.5},
       {"flops", 131072},
       {"bytes", 24576},
       {"gbps", 12.288},
@@ -197,6 +200,7 @@ Test(json, row_fields_round_trip)
   cr_expect_eq(json_integer_value(field(r, "check.mismatches")), 7);
   cr_expect_eq(json_integer_value(field(r, "check.unwritten")), 3);
   cr_expect_eq(json_integer_value(field(r, "time.samples")), 20);
+  cr_expect_eq(json_integer_value(field(r, "time.throttled")), 4);
   cr_expect(json_is_false(field(r, "is_baseline")));
   json_t *shown = field(r, "check.first_mismatches");
   cr_assert_eq(json_array_size(shown), 2);

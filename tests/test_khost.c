@@ -1356,3 +1356,81 @@ Test(gpu_faults, each_cuda_fault_is_caught_and_the_rest_still_pass)
   }
   free_outcome(&o);
 }
+
+/* ---------------------------------------------------------------- SM clock */
+
+TestSuite(clock, .init = make_scratch, .fini = remove_scratch, .timeout = 120);
+
+/* The rated SM clock of the run's device (0 without one). */
+static double rated_mhz(json_t *doc)
+{
+  return json_number_value(json_object_get(json_object_get(doc, "run"), "sm_clock_mhz"));
+}
+
+/* A CPU row has no SM clock; a timed CUDA row has the one its samples measured:
+ * at most the rated clock (plus the stamps' error), and far above zero. */
+Test(clock, timed_cuda_rows_carry_the_measured_sm_clock_and_cpu_rows_none)
+{
+  char *json = scratch_path("clock.json");
+  outcome o;
+  KHOST(&o, FAST, "--case", COPY_CASE, "--backends", "reference", "--json", json);
+  cr_expect_eq(o.status, 0, "exit %d; stderr:\n%s", o.status, o.err);
+  json_t *doc = load_json(json);
+  size_t i, cuda_rows = 0;
+  json_t *row;
+  json_array_foreach(json_object_get(doc, "rows"), i, row)
+  {
+    json_t *time = json_object_get(row, "time");
+    double mhz = json_number_value(json_object_get(time, "sm_mhz"));
+    if (strcmp(json_text(row, "device"), "cuda") != 0) {
+      cr_expect(json_is_null(json_object_get(time, "sm_mhz")), "CPU row with a clock");
+      continue;
+    }
+    if (json_integer_value(json_object_get(time, "samples")) == 0) continue;
+    cuda_rows++;
+    cr_expect(mhz >= 100 && mhz <= 1.02 * rated_mhz(doc), "CUDA row at %g MHz, rated %g", mhz,
+              rated_mhz(doc));
+  }
+  cr_expect_eq(cuda_rows, strcmp(reference_cuda_status(), "PASS") ? 0 : (size_t)reference_cuda_rows());
+  json_decref(doc);
+  free_outcome(&o);
+  free(json);
+}
+
+/* With the floor at the rated clock, half the samples or more fall under it (the
+ * stamps scatter by about 0.3% around it on an H200): each timed row kept only
+ * samples at or above it, and a row left with none is an ERROR that says why. */
+Test(clock, a_floor_at_the_rated_clock_keeps_only_samples_at_or_above_it)
+{
+  char why[512];
+  if (!khost__cuda_available(0, why, sizeof why)) cr_skip_test("%s", why);
+  char *json = scratch_path("throttle.json");
+  outcome o;
+  KHOST(&o, "--max-time", "0.3", "--warmup", "0.05", "--case", COPY_CASE "," GEMV_CASE, "--backends",
+        "reference", "--throttle", "100", "--json", json);
+  json_t *doc = load_json(json);
+  size_t i, cuda_rows = 0;
+  json_t *row;
+  json_array_foreach(json_object_get(doc, "rows"), i, row)
+  {
+    if (strcmp(json_text(row, "device"), "cuda") != 0) continue;
+    cuda_rows++;
+    json_t *time = json_object_get(row, "time");
+    json_int_t kept = json_integer_value(json_object_get(time, "samples"));
+    json_int_t dropped = json_integer_value(json_object_get(time, "throttled"));
+    double mhz = json_number_value(json_object_get(time, "sm_mhz"));
+    if (kept > 0) {
+      cr_expect_geq(mhz, rated_mhz(doc), "%s: kept samples at %g MHz under the floor %g",
+                    json_text(row, "case"), mhz, rated_mhz(doc));
+      cr_expect_str_eq(json_text(row, "status"), "PASS");
+    } else {
+      cr_expect_str_eq(json_text(row, "status"), "ERROR");
+      cr_expect_gt(dropped, 0);
+      cr_expect(strstr(json_text(row, "message"), "--throttle"), "%s", json_text(row, "message"));
+    }
+  }
+  cr_expect_eq(cuda_rows, 2, "one CUDA reference row per case:\n%s", o.out);
+  json_decref(doc);
+  free_outcome(&o);
+  free(json);
+}

@@ -198,6 +198,38 @@ Test(table, every_status_with_its_details)
   free(text);
 }
 
+Test(table, the_sm_clock_column_appears_only_where_a_clock_was_measured)
+{
+  khost__row rows[2] = {make_row("c1", "reference", KHOST__ROW_PASS, 2e-3, 1),
+                        make_row("c1", "cute", KHOST__ROW_PASS, 1e-3, 2)};
+  char *text = render(NULL, rows, 2, NULL);
+  cr_expect_null(strstr(text, "SM MHz"), "no clock measured, no column:\n%s", text);
+  free(text);
+  rows[1].time.sm_mhz = 1975.4;
+  text = render(NULL, rows, 2, NULL);
+  char titles[512], line[512];
+  find_line(text, "  backend", titles, sizeof titles);
+  find_line(text, "  cute", line, sizeof line);
+  const char *title = strstr(titles, "SM MHz"), *cell = strstr(line, " 1975 ");
+  cr_assert(title && cell, "%s", text);
+  cr_expect_eq(cell + 5 - line, title + 6 - titles, "the clock is right-aligned under its title:\n%s", text);
+  free(text);
+}
+
+Test(table, discarded_throttled_samples_are_noted_under_their_row)
+{
+  khost__row rows[2] = {make_row("c1", "reference", KHOST__ROW_PASS, 2e-3, 1),
+                        make_row("c1", "cute", KHOST__ROW_PASS, 1e-3, 2)};
+  rows[1].time.throttled = 3;
+  char *text = render(NULL, rows, 2, NULL);
+  const char *note =
+      strstr(text, "3 more samples were discarded: the SM clock ran under the --throttle floor");
+  cr_assert_not_null(note, "%s", text);
+  cr_expect_gt(note, strstr(text, "  cute"), "the note follows its row:\n%s", text);
+  cr_expect_null(strstr(strchr(note, '\n'), "discarded"), "one note, for the one row:\n%s", text);
+  free(text);
+}
+
 Test(table, pass_rows_have_no_detail_line)
 {
   khost__row rows[2] = {make_row("c1", "reference", KHOST__ROW_PASS, 2e-3, 1),

@@ -22,14 +22,16 @@ def main():
     run = doc["run"]
     print(f"device: {run.get('device')}, {run.get('sm_count')} SMs, L2 {run.get('l2_bytes')} B, measured copy "
           f"{run.get('peak_gbps') or 0:.0f} GB/s; suite {run.get('suite')}; {run.get('date')}\n")
-    print("| case | params | backend | device | status | median | noise | GB/s | % of copy | speedup | variant |")
-    print("|---|---|---|---|---|---:|---:|---:|---:|---:|---|")
+    print("| case | params | backend | device | status | median | noise | SM MHz | GB/s | % of copy | speedup | variant |")
+    print("|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---|")
     for r in doc["rows"]:
         if a.device and r["device"] != a.device:
             continue
         t = r["time"]
         cells = [r["case"], r["params"], r["backend"], r["device"], r["status"], duration(t.get("median_s")),
                  f"{t['noise_pct']:.2f}%" if t.get("noise_pct") is not None else "-",
+                 # Reports before run Z have no clock.
+                 f"{t['sm_mhz']:.0f}" if t.get("sm_mhz") else "-",
                  f"{r['gbps']:.0f}" if r.get("gbps") else "-",
                  f"{100 * r['peak_fraction']:.1f}%" if r.get("peak_fraction") else "-",
                  f"{r['speedup']:.2f}x" if r.get("speedup") else "-",
