@@ -3,7 +3,8 @@
 
 Prints each timed row's medians, their relative difference, and a label:
 SAME when the difference is within both runs' noise (or --tolerance), else FAST or SLOW; a row
-whose kernel named a different implementation in each run (khost's variant) says which.
+whose kernel named a different implementation in each run (khost's variant) says which, and one
+whose median SM clock moved by more than 1% says so (its time moved with the clock, not the code).
 Usage: tools/compare.py BEFORE.json AFTER.json [--min-us 20] [--tolerance 1.0]
 Rows that passed before and did not after (another status, or missing) are listed as LOST.
 Exit status 1 when any compared row differs by more than --tolerance percent, or a row was lost.
@@ -62,6 +63,10 @@ def main():
         was, now = before[key]["variant"], after[key]["variant"]
         if was and now and was != now:
             label += f" (variant {was} -> {now})"
+        # Reports before run Z have no clock.
+        clocks = before[key].get("sm_mhz"), after[key].get("sm_mhz")
+        if all(clocks) and abs(clocks[1] - clocks[0]) > 0.01 * clocks[0]:
+            label += f" (SM clock {clocks[0]:.0f} -> {clocks[1]:.0f} MHz)"
         print(f"{key[0]:36} {key[1]:12} {key[2]:4} {b*1e6:9.2f}u {c*1e6:9.2f}u {diff:+8.2f}  {label}")
     lost = lost_rows(all_before, all_after)
     for key, status, message in lost:
