@@ -112,6 +112,8 @@ static int read_info(int ordinal, khost__device_info *info, khost__err *err)
   for (size_t i = 0; rc == KHOST__OK && i < sizeof ints / sizeof ints[0]; i++)
     rc = CUDA_CALL(err, cudaDeviceGetAttribute(ints[i].value, ints[i].attr, ordinal));
   if (rc == KHOST__OK) rc = CUDA_CALL(err, cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, ordinal));
+  if (rc == KHOST__OK) rc = CUDA_CALL(err, cudaDriverGetVersion(&info->driver_version));
+  if (rc == KHOST__OK) rc = CUDA_CALL(err, cudaRuntimeGetVersion(&info->runtime_version));
   if (rc != KHOST__OK) return rc;
   snprintf(info->name, sizeof info->name, "%.*s", (int)sizeof info->name - 1, prop.name);
   info->ordinal = ordinal;

@@ -25,6 +25,7 @@ typedef struct khost__device_info {
   int sm_clock_mhz, mem_clock_mhz; /* peak clocks; each sample measures the SM clock it ran at */
   size_t l2_bytes, global_mem_bytes;
   double peak_gbps; /* measured device-to-device copy, bytes read + written; 0 until measured */
+  int driver_version, runtime_version; /* CUDA versions, 1000 * major + 10 * minor (13000 is 13.0) */
 } khost__device_info;
 
 /* 1 when device `ordinal` exists and can be used; else 0 with the reason in why

@@ -60,6 +60,8 @@ static void describe_device(khost__run_info *info, const khost__device_info *d)
   info->sm_clock_mhz = d->sm_clock_mhz;
   info->mem_clock_mhz = d->mem_clock_mhz;
   info->peak_gbps = d->peak_gbps;
+  info->cuda_driver = d->driver_version;
+  info->cuda_runtime = d->runtime_version;
 }
 
 static int case_done(void *ctx, const khost__row *rows, int n, const khost__device_info *device,

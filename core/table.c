@@ -157,6 +157,9 @@ static void print_device(FILE *out, const khost__run_info *info)
   if (info->sm_clock_mhz > 0) item(out, "SM %d MHz", info->sm_clock_mhz);
   if (info->mem_clock_mhz > 0) item(out, "memory %d MHz", info->mem_clock_mhz);
   if (info->peak_gbps > 0) item(out, "measured copy peak %.1f GB/s", info->peak_gbps);
+  if (info->cuda_driver > 0)
+    item(out, "CUDA driver %d.%d, runtime %d.%d", info->cuda_driver / 1000, info->cuda_driver % 1000 / 10,
+         info->cuda_runtime / 1000, info->cuda_runtime % 1000 / 10);
   fputc('\n', out);
 }
 

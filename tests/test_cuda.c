@@ -150,6 +150,17 @@ static spin_call make_spin(unsigned long long ns)
 /* The clock is measured, not the rated one copied: it must lie between an idle
  * clock and the rated clock plus the stamps' error (0.5% on an H200 even at
  * 4 us; docs/METHODOLOGY.md). */
+/* The versions are the runtime's, not invented: the runtime is the one this test
+ * was built against (linked statically), and the driver runs it, so its major
+ * version is at least the runtime's (CUDA's minor-version compatibility). */
+Test(gpu, device_info_has_the_cuda_versions)
+{
+  need_device();
+  cr_expect_eq(info.runtime_version, CUDART_VERSION);
+  cr_expect_geq(info.driver_version / 1000, info.runtime_version / 1000, "driver %d, runtime %d",
+                info.driver_version, info.runtime_version);
+}
+
 static void expect_plausible_clock(double sm_mhz)
 {
   cr_expect(sm_mhz >= 100 && sm_mhz <= 1.02 * info.sm_clock_mhz, "SM clock %g MHz, rated %d MHz", sm_mhz,

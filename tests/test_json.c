@@ -44,6 +44,7 @@ static khost__run_info sample_info(void)
   info.sm_count = 132;
   info.l2_bytes = (size_t)60 << 20;
   info.peak_gbps = 4100.5;
+  info.cuda_driver = 13000;
   snprintf(info.command, sizeof info.command, "khost run --suite smoke");
   snprintf(info.date, sizeof info.date, "2025-06-01T12:00:00Z");
   return info;
@@ -134,6 +135,8 @@ Test(json, open_writes_a_valid_empty_document)
   cr_expect_str_eq(json_string_value(field(doc, "run.date")), "2025-06-01T12:00:00Z");
   cr_expect(json_is_null(field(doc, "run.sm_clock_mhz")), "0 means unknown");
   cr_expect_eq(json_integer_value(field(doc, "run.sm_count")), 132);
+  cr_expect_eq(json_integer_value(field(doc, "run.cuda_driver_version")), 13000);
+  cr_expect(json_is_null(field(doc, "run.cuda_runtime_version")), "0 means unknown");
   json_decref(doc);
   khost__json_free(w);
 }

@@ -81,6 +81,8 @@ static khost__run_info sample_info(double peak_gbps)
   info.sm_clock_mhz = 1980;
   info.mem_clock_mhz = 2619;
   info.peak_gbps = peak_gbps;
+  info.cuda_driver = 12080;
+  info.cuda_runtime = 13000;
   snprintf(info.suite, sizeof info.suite, "suites/smoke.ini");
   return info;
 }
@@ -101,6 +103,7 @@ Test(table, header_describes_host_device_and_suite)
       "SM 1980 MHz",
       "memory 2619 MHz",
       "measured copy peak 3012.5 GB/s",
+      "CUDA driver 12.8, runtime 13.0",
       "suite suites/smoke.ini",
       "relative to backend reference",
   };
