@@ -290,9 +290,9 @@ static int timed_region(enqueue_fn enqueue, void *ctx, int cold, double *seconds
   if (state.blocking)
     rc = CUDA_CALL(err, khost__launch_blocker(state.stream, state.flags_device, state.flags_device + 1,
                                               BLOCKER_TIMEOUT_NS));
-  if (rc == KHOST__OK) rc = stamp_clock(0, err);
   if (rc != KHOST__OK) return rc;
-  rc = CUDA_CALL(err, cudaEventRecord(state.start, state.stream));
+  rc = stamp_clock(0, err);
+  if (rc == KHOST__OK) rc = CUDA_CALL(err, cudaEventRecord(state.start, state.stream));
   if (rc == KHOST__OK) rc = enqueue(ctx, err);
   if (rc == KHOST__OK) rc = CUDA_CALL(err, cudaEventRecord(state.stop, state.stream));
   if (rc == KHOST__OK) rc = stamp_clock(1, err);
