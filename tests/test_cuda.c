@@ -147,9 +147,6 @@ static spin_call make_spin(unsigned long long ns)
   return s;
 }
 
-/* The clock is measured, not the rated one copied: it must lie between an idle
- * clock and the rated clock plus the stamps' error (0.5% on an H200 even at
- * 4 us; docs/METHODOLOGY.md). */
 /* The versions are the runtime's, not invented: the runtime is the one this test
  * was built against (linked statically), and the driver runs it, so its major
  * version is at least the runtime's (CUDA's minor-version compatibility). */
@@ -161,6 +158,9 @@ Test(gpu, device_info_has_the_cuda_versions)
                 info.driver_version, info.runtime_version);
 }
 
+/* The clock is measured, not the rated one copied: it must lie between an idle
+ * clock and the rated clock plus the stamps' error (0.5% on an H200 even at
+ * 4 us; docs/METHODOLOGY.md). */
 static void expect_plausible_clock(double sm_mhz)
 {
   cr_expect(sm_mhz >= 100 && sm_mhz <= 1.02 * info.sm_clock_mhz, "SM clock %g MHz, rated %d MHz", sm_mhz,
