@@ -120,6 +120,22 @@ Test(check, poisoned_elements_count_as_unwritten_and_never_pass)
   cr_expect_str_eq(st.shown[0].where, "c[batch=1, row=1]");
 }
 
+Test(check, a_poisoned_element_fails_where_the_reference_is_nan)
+{
+  khost__tensor_spec s = fp32_matrix(1, 3);
+  uint32_t nan_bits = 0x7fc00000u;
+  float ref[3] = {1, 2, 3}, got[3] = {1, 2, 3};
+  memcpy(&ref[1], &nan_bits, sizeof nan_bits);
+  memset(&got[1], KHOST__POISON_BYTE, sizeof got[1]);
+  khost__check_stats st;
+  khost__check_output(&s, got, ref, 1e9, 1e9, &st);
+  cr_expect_eq(st.unwritten, 1);
+  cr_expect_eq(st.mismatches, 1, "an unwritten element must not pass as the reference's NaN");
+  memcpy(&got[1], &nan_bits, sizeof nan_bits);
+  khost__check_output(&s, got, ref, 1e9, 1e9, &st);
+  cr_expect_eq(st.mismatches, 0, "a written NaN still matches a NaN reference");
+}
+
 Test(check, bf16_values_are_compared_in_bf16)
 {
   khost__tensor_spec s = {
