@@ -1,5 +1,6 @@
 #include "buffers.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,6 +36,10 @@ int khost__buffer_alloc(khost__buffer *b, int device_type, size_t nbytes, khost_
   memset(b, 0, sizeof *b);
   b->device_type = device_type;
   b->nbytes = nbytes;
+  /* Sizes come from plugins too (workspace_size()); the guards and the
+   * rounding below must not wrap a huge one into a small block. */
+  if (nbytes > SIZE_MAX - 2 * KHOST__GUARD_BYTES - 255)
+    return khost__errorf(err, KHOST__E_NOMEM, "cannot allocate %zu bytes plus guards", nbytes);
   size_t total = nbytes + 2 * KHOST__GUARD_BYTES;
   int rc = KHOST__OK;
   if (device_type == KHOST_DEVICE_CPU) {

@@ -64,6 +64,10 @@ static int ask_plugin(khost__call *k, size_t *workspace, khost__err *err)
   *workspace = 0;
   if (query && (rc = query(&k->input, workspace)) != KHOST_STATUS_OK)
     return khost__errorf(err, KHOST__E_FAIL, "workspace_size() returned status %d: %s", rc, k->error);
+  if (*workspace > KHOST__MAX_TENSOR_BYTES)
+    return khost__errorf(err, KHOST__E_FAIL,
+                         "workspace_size() asked for %zu bytes, more than the %zu khost allows", *workspace,
+                         KHOST__MAX_TENSOR_BYTES);
   khost_describe_fn describe = khost__kernel_describe(k->kernel);
   if (describe && (rc = describe(&k->input, k->variant, sizeof k->variant)) != KHOST_STATUS_OK)
     return khost__errorf(err, KHOST__E_FAIL, "describe() returned status %d: %s", rc, k->error);

@@ -23,6 +23,7 @@ static int add_exe_dir(khost__registry *reg, khost__err *err)
 static int add_path_list(khost__registry *reg, const char *list, khost__err *err)
 {
   char *copy = list ? strdup(list) : NULL;
+  if (list && !copy) return khost__errorf(err, KHOST__E_NOMEM, "out of memory reading KHOST_PLUGIN_PATH");
   int rc = KHOST__OK;
   char *save = NULL;
   for (char *dir = copy ? strtok_r(copy, ":", &save) : NULL; dir && rc == KHOST__OK;

@@ -19,12 +19,16 @@ static int make_dir(const char *path)
 static int dump_path(const khost__options *o, const khost__case_data *d, const char *prefix,
                      const char *tensor, char *path, size_t n)
 {
-  snprintf(path, n, "%s/%s", o->dump, d->c->name);
-  if (make_dir(path) != 0) {
-    fprintf(stderr, "khost: --dump: cannot create %s: %s\n", path, strerror(errno));
+  int too_long = (size_t)snprintf(path, n, "%s/%s", o->dump, d->c->name) >= n;
+  if (too_long || make_dir(path) != 0) {
+    fprintf(stderr, "khost: --dump: cannot create %s/%s: %s\n", o->dump, d->c->name,
+            too_long ? "path too long" : strerror(errno));
     return -1;
   }
-  snprintf(path, n, "%s/%s/%s%s.npy", o->dump, d->c->name, prefix, tensor);
+  if ((size_t)snprintf(path, n, "%s/%s/%s%s.npy", o->dump, d->c->name, prefix, tensor) >= n) {
+    fprintf(stderr, "khost: --dump: path too long for %s/%s/%s%s.npy\n", o->dump, d->c->name, prefix, tensor);
+    return -1;
+  }
   return 0;
 }
 

@@ -95,9 +95,14 @@ static int open_reports(reports *r, const khost__options *o, khost__err *err)
 static int close_reports(reports *r, const khost__options *o, int finished, khost__err *err)
 {
   int rc = KHOST__OK;
-  if (finished)
+  /* Rows already finished are printed even when the run stopped early (a
+   * report that could not be written, a failed fork): they cost GPU time. */
+  if (finished || r->nrows > 0)
     rc = khost__table_print(stdout, &r->info, r->rows, r->nrows, o->baseline ? o->baseline : o->reference,
                             err);
+  if (!finished && r->nrows > 0)
+    fprintf(stderr, "khost: the run stopped early; the table above has the %d rows finished before\n",
+            r->nrows);
   if (r->json && finished && rc == KHOST__OK) rc = khost__json_finish(r->json, err);
   khost__json_free(r->json);
   khost__err csv_err;

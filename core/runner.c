@@ -212,7 +212,8 @@ static int listen(case_run *r, khost__child *child, double *peak)
   }
   khost__child_end end;
   khost__child_finish(child, got < 0, &end);
-  int culprit = current >= 0 ? r->pending[current] : current == KHOST__ORACLE_SLOT && any_pending(r);
+  int culprit = current >= 0 ? current < r->nslots && r->pending[current]
+                             : current == KHOST__ORACLE_SLOT && any_pending(r);
   /* Whatever way the worker ended (even exit(0)), the backend it announced has no row. */
   if (culprit) {
     blame(r, current, phase, &end);

@@ -129,6 +129,12 @@ static int run_oracle(worker *w, khost__case_data *d, khost__err *err)
       rc = khost__errorf(err, KHOST__E_FAIL, "the oracle left %zu elements of %s unwritten", unwritten,
                          d->set.outputs[t].name);
   }
+  /* An oracle that changed its inputs would hand the backends other data than it
+   * answered for (and the first CPU backend would be blamed for the change). */
+  if (rc == KHOST__OK && call.workspace.base)
+    rc = khost__buffer_check_guards(&call.workspace, "workspace", err);
+  if (rc == KHOST__OK && khost__case_data_check_inputs(d, KHOST_DEVICE_CPU, err) != KHOST__OK)
+    rc = khost__errorf(err, KHOST__E_FAIL, "the oracle modified its input: %.400s", err->msg);
   khost__call_free(&call);
   return rc;
 }

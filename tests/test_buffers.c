@@ -1,5 +1,6 @@
 /* Guarded host buffers: guards, poison, round trips, hashing. */
 #include <criterion/criterion.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "buffers.h"
@@ -50,4 +51,13 @@ Test(buffers, hash_sees_a_single_bit)
   data[999] ^= 1;
   cr_expect_neq(h, khost__hash_bytes(data, sizeof data));
   cr_expect_eq(khost__hash_bytes(data, 0), UINT64_C(0xcbf29ce484222325), "FNV-1a offset basis for no bytes");
+}
+
+Test(buffers, a_size_that_would_wrap_with_its_guards_is_refused)
+{
+  khost__buffer b;
+  khost__err err = {""};
+  cr_assert_eq(khost__buffer_alloc(&b, KHOST_DEVICE_CPU, SIZE_MAX - 16, &err), KHOST__E_NOMEM);
+  cr_expect_null(b.base);
+  cr_expect_not_null(strstr(err.msg, "plus guards"), "%s", err.msg);
 }

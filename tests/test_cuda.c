@@ -120,6 +120,18 @@ Test(gpu, a_failed_allocation_names_the_call_and_the_error)
             "%s", err.msg);
 }
 
+Test(gpu, a_reported_error_is_not_reported_again_by_the_next_sync)
+{
+  void *dev = NULL;
+  khost__err err = {""};
+  need_device();
+  cr_assert_eq(khost__cuda_malloc(&dev, (size_t)1 << 60, &err), KHOST__E_NOMEM);
+  /* The runtime would still hold the failed allocation as its last error;
+   * a backend settled after it must not be blamed for it. */
+  cr_assert_eq(khost__cuda_sync(&err), KHOST__OK, "%s", err.msg);
+  cr_assert_eq(cudaPeekAtLastError(), cudaSuccess);
+}
+
 /* A kernel of known duration: the blocker, never released (its flag lives in
  * zeroed device memory), runs until its timeout. */
 typedef struct spin_call {

@@ -31,6 +31,7 @@ Test(input_checks, fail_prefixes_the_op_and_keeps_the_status)
   cr_expect_str_eq(c.error, "(unnamed op): x");
   c.in.error_size = 0;
   cr_expect_eq(khost__input_fail(&c.in, KHOST_STATUS_INTERNAL, "not written"), KHOST_STATUS_INTERNAL);
+  cr_expect_str_eq(c.error, "(unnamed op): x", "a zero-size error buffer must not be written");
 }
 
 Test(input_checks, params_must_be_present_and_in_range)

@@ -79,6 +79,14 @@ static void remove_scratch(void)
   if (scratch[0]) nftw(scratch, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* cr_skip_test ends a test without running its suite's .fini, so a skip
+ * removes the scratch folder itself. */
+#define SKIP_TEST(...)                                                                                       \
+  do {                                                                                                       \
+    remove_scratch();                                                                                        \
+    cr_skip_test(__VA_ARGS__);                                                                               \
+  } while (0)
+
 static const char *env(const char *name)
 {
   const char *v = getenv(name);
@@ -398,7 +406,8 @@ Test(cli, help_lists_every_flag)
       "warmup",     "min-samples",
       "max-noise",  "max-time",
       "timeout",    "help",
-      "version",    "no-blocking-kernel", "min-time",
+      "version",    "no-blocking-kernel",
+      "min-time",   "throttle",
   };
   outcome o;
   KHOST(&o, "--help");
@@ -660,6 +669,34 @@ Test(backends, baseline_is_the_backend_speedups_are_relative_to)
   cr_expect(json_is_true(json_object_get(base, "is_baseline")));
   cr_expect(json_is_false(json_object_get(ref, "is_baseline")));
   cr_expect_float_eq(json_real_value(json_object_get(base, "speedup")), 1.0, 1e-12);
+  /* The other row's speedup is the baseline's time over its own, and its rate
+   * its bytes over its time: the numbers the table ranks by. */
+  double base_s = json_number_value(json_object_get(json_object_get(base, "time"), "median_s"));
+  double ref_s = json_number_value(json_object_get(json_object_get(ref, "time"), "median_s"));
+  cr_assert(base_s > 0 && ref_s > 0, "medians %g and %g", base_s, ref_s);
+  cr_expect_float_eq(json_number_value(json_object_get(ref, "speedup")), base_s / ref_s,
+                     1e-9 * base_s / ref_s);
+  double bytes = json_number_value(json_object_get(ref, "bytes"));
+  cr_expect_gt(bytes, 0);
+  cr_expect_float_eq(json_number_value(json_object_get(ref, "gbps")), bytes / ref_s / 1e9,
+                     1e-9 * bytes / ref_s / 1e9);
+  json_decref(doc);
+  free_outcome(&o);
+  free(json);
+}
+
+Test(backends, a_failing_row_gets_no_speedup)
+{
+  char *json = scratch_path("fail.json");
+  outcome o;
+  KHOST(&o, FAST, "--case", COPY_CASE, "--plugin", "@fault_no_write.so", "--backends", "fault_no_write",
+        "--json", json);
+  cr_assert_eq(o.status, 1, "stderr:\n%s", o.err);
+  json_t *doc = load_json(json);
+  json_t *bad = json_row(doc, COPY_CASE, "fault_no_write");
+  cr_assert_not_null(bad);
+  cr_expect_str_eq(json_text(bad, "status"), "FAIL");
+  cr_expect(json_is_null(json_object_get(bad, "speedup")), "a FAIL row must not be ranked");
   json_decref(doc);
   free_outcome(&o);
   free(json);
@@ -872,6 +909,8 @@ static fault fault_table[] = {
     {"fault_wrong_block", GEMV_CASE, "FAIL", "batch=0, row=1", "c[batch=0, row=1]", -1, 1},
     {"fault_describe_fails", COPY_CASE, "ERROR", "describe() returned status 4: fault plugin cannot name", "",
      -1, 1},
+    {"fault_workspace_overrun", COPY_CASE, "FAIL", "out-of-bounds write: workspace", "", -1, 1},
+    {"fault_workspace_huge", COPY_CASE, "ERROR", "workspace_size() asked for", "", -1, 1},
 };
 
 static const char *timeout_for(const fault *f)
@@ -906,7 +945,8 @@ static void expect_fault_row(const outcome *o, json_t *doc, const fault *f)
                  f->backend);
   /* Every fault's copy kernel names itself once prepared, so crashed and hung rows keep the name too. */
   int named = !strcmp(f->case_name, COPY_CASE) && strcmp(f->status, "SKIP") != 0 &&
-              strcmp(f->backend, "fault_describe_fails") != 0;
+              strcmp(f->backend, "fault_describe_fails") != 0 &&
+              strcmp(f->backend, "fault_workspace_huge") != 0;
   if (named)
     cr_expect_str_eq(json_text(r, "variant"), "bytewise_transpose", "%s: variant", f->backend);
   else
@@ -981,6 +1021,29 @@ Test(faults, an_oracle_that_leaves_outputs_unwritten_fails_the_case)
   cr_expect_eq(o.status, 1, "exit %d; stderr:\n%s", o.status, o.err);
   expect_row(&o, COPY_CASE, "fault_no_write", "ERROR");
   cr_expect_not_null(strstr(o.out, "elements of out unwritten"), "stdout:\n%s", o.out);
+  free_outcome(&o);
+}
+
+Test(faults, an_oracle_that_modifies_its_input_fails_the_case_and_no_backend_is_blamed)
+{
+  outcome o;
+  KHOST(&o, FAST, "--case", COPY_CASE, "--plugin", "@fault_mutate_input.so", "--plugin", "@fault_free.so",
+        "--reference", "fault_mutate_input", "--backends", "fault_free");
+  cr_expect_eq(o.status, 1, "exit %d; stderr:\n%s", o.status, o.err);
+  expect_row(&o, COPY_CASE, "fault_free", "ERROR");
+  cr_expect_not_null(strstr(o.out, "the oracle modified its input"), "stdout:\n%s", o.out);
+  free_outcome(&o);
+}
+
+Test(faults, a_crashing_oracle_fails_every_row_of_the_case_with_its_signal)
+{
+  outcome o;
+  KHOST(&o, FAST, "--case", COPY_CASE, "--plugin", "@fault_segv.so", "--plugin", "@fault_free.so",
+        "--reference", "fault_segv", "--backends", "fault_free");
+  cr_expect_eq(o.status, 1, "exit %d; stderr:\n%s", o.status, o.err);
+  expect_row(&o, COPY_CASE, "fault_free", "ERROR");
+  cr_expect_not_null(strstr(o.out, "the reference failed"), "stdout:\n%s", o.out);
+  cr_expect_not_null(strstr(o.out, "signal 11"), "stdout:\n%s", o.out);
   free_outcome(&o);
 }
 
@@ -1171,7 +1234,7 @@ Test(reports, dump_writes_inputs_reference_and_backend_outputs_as_npy)
 
 Test(reports, dumped_arrays_load_in_numpy_and_agree_with_the_reference)
 {
-  if (system("python3 -c 'import numpy' >/dev/null 2>&1") != 0) cr_skip_test("python3 with numpy is absent");
+  if (system("python3 -c 'import numpy' >/dev/null 2>&1") != 0) SKIP_TEST("python3 with numpy is absent");
   char *dir = dump_run(), *script = scratch_path("check.py"), command[4200];
   /* Bit patterns, not values: the no-write poison is NaN, and NaN equals nothing. */
   write_file(script,
@@ -1331,7 +1394,7 @@ TestSuite(gpu_faults, .init = make_scratch, .fini = remove_scratch, .timeout = 1
 Test(gpu_faults, each_cuda_fault_is_caught_and_the_rest_still_pass)
 {
   char why[512];
-  if (!khost__cuda_available(0, why, sizeof why)) cr_skip_test("%s", why);
+  if (!khost__cuda_available(0, why, sizeof why)) SKIP_TEST("%s", why);
   static const struct {
     const char *plugin, *status, *message;
   } faults[] = {
@@ -1404,7 +1467,7 @@ Test(clock, timed_cuda_rows_carry_the_measured_sm_clock_and_cpu_rows_none)
 Test(clock, a_floor_at_the_rated_clock_keeps_only_samples_at_or_above_it)
 {
   char why[512];
-  if (!khost__cuda_available(0, why, sizeof why)) cr_skip_test("%s", why);
+  if (!khost__cuda_available(0, why, sizeof why)) SKIP_TEST("%s", why);
   char *json = scratch_path("throttle.json");
   outcome o;
   KHOST(&o, "--max-time", "0.3", "--warmup", "0.05", "--case", COPY_CASE "," GEMV_CASE, "--backends",

@@ -118,6 +118,29 @@ Test(loader, init_failures_and_crashes_are_probed_in_a_child)
   khost__registry_free(&reg);
 }
 
+Test(loader, the_probe_goes_on_after_a_crash_with_the_plugins_left)
+{
+  /* The crash comes first: the probe must restart past it and still probe the
+   * two behind it, not drop or keep them unprobed. */
+  khost__registry reg = {0};
+  khost__err err;
+  load(&reg, "init_crashes.so");
+  load(&reg, "init_fails.so");
+  load(&reg, "good.so");
+  cr_assert_eq(khost__registry_probe_init(&reg, &err), KHOST__OK, "%s", err.msg);
+  cr_assert_eq(reg.nplugins, 1, "only the good plugin survives the probe");
+  cr_expect_str_eq(reg.plugins[0].desc->name, "fixture_good");
+  cr_assert_eq(reg.nfailures, 2);
+  int refused = 0, crashed = 0;
+  for (int i = 0; i < 2; i++) {
+    refused += strstr(reg.failures[i].reason, "refuses on purpose") != NULL;
+    crashed += strstr(reg.failures[i].reason, "signal 11") != NULL;
+  }
+  cr_expect_eq(refused, 1, "the init behind the crash was probed and its refusal kept");
+  cr_expect_eq(crashed, 1);
+  khost__registry_free(&reg);
+}
+
 Test(loader, a_directory_scan_loads_plugins_and_records_the_rest)
 {
   khost__registry reg = {0};

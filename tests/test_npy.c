@@ -246,7 +246,10 @@ Test(npy, numpy_loads_what_is_written)
     const struct numpy_case *c = &cases[i];
     write_ok(in_dir(c->name), c->descr, c->ndim, c->dims, c->data, c->nbytes);
     int rc = numpy_check(in_dir(c->name), c->descr, c->shape, c->values);
-    if (rc == 77 || rc == 127) cr_skip_test("python3 with numpy is not available (set KHOST_PYTHON)");
+    if (rc == 77 || rc == 127) {
+      remove_dir(); /* a skip does not run the suite's .fini */
+      cr_skip_test("python3 with numpy is not available (set KHOST_PYTHON)");
+    }
     cr_expect_eq(rc, 0, "numpy disagrees about %s (see stderr)", c->name);
   }
 }

@@ -51,6 +51,15 @@ static void *alloc_zero(size_t bytes)
   return p;
 }
 
+/* Outputs start as all-ones bytes (NaN in every float dtype, as khost poisons
+ * them), so a kernel that skips an element cannot pass as having written 0. */
+static void *alloc_poison(size_t bytes)
+{
+  void *p = alloc_zero(bytes);
+  memset(p, 0xff, bytes);
+  return p;
+}
+
 /* A small deterministic generator for test data (not the host's RNG on purpose). */
 static uint32_t next_random(uint64_t *state)
 {
@@ -86,7 +95,7 @@ static void gemv_init(gemv *g, int64_t m, int64_t k, int64_t l, int threads)
   };
   for (int i = 0; i < KHOST_NVFP4_GEMV_NINPUTS; i++)
     g->call.inputs[i].data = *inputs[i] = alloc_zero(g->call.inputs[i].nbytes);
-  g->call.outputs[KHOST_NVFP4_GEMV_C].data = g->c = alloc_zero(g->call.outputs[KHOST_NVFP4_GEMV_C].nbytes);
+  g->call.outputs[KHOST_NVFP4_GEMV_C].data = g->c = alloc_poison(g->call.outputs[KHOST_NVFP4_GEMV_C].nbytes);
 }
 
 /* Fills every input with random codes; scale codes skip the NaN ones (0x7f, 0xff). */
@@ -341,7 +350,7 @@ static void rows_init(rows *r, const char *op, khost_dtype dtype, int64_t m, int
   r->n = n;
   r->dtype = dtype;
   r->in = alloc_zero((size_t)(m * n) * dtype.bits / 8);
-  r->out = alloc_zero((size_t)(m * n) * dtype.bits / 8);
+  r->out = alloc_poison((size_t)(m * n) * dtype.bits / 8);
   hand_rows_call(&r->call, op, KHOST_DEVICE_CPU, dtype, m, n);
   r->call.in.num_threads = threads;
   r->call.inputs[KHOST_ROWWISE_IN].data = r->in;
@@ -534,9 +543,12 @@ Test(reference_softmax_online, nan_poisons_its_row)
   const float in[6] = {1.0f, NAN, 2.0f, 1.0f, 0.5f, 2.0f};
   memcpy(r.in, in, sizeof in);
   cr_assert_eq(run_call(kernel("softmax_online"), &r.call), KHOST_STATUS_OK, "%s", r.call.error);
+  /* Row 1: exp(x - 2) / (e^-1 + e^-1.5 + 1). */
+  const double total = exp(-1.0) + exp(-1.5) + 1.0,
+               want[3] = {exp(-1.0) / total, exp(-1.5) / total, 1 / total};
   for (int j = 0; j < 3; j++) {
     cr_expect(isnan(((float *)r.out)[j]), "row 0 element %d", j);
-    cr_expect(!isnan(((float *)r.out)[3 + j]), "row 1 element %d", j);
+    cr_expect_float_eq(((float *)r.out)[3 + j], want[j], 1e-6, "row 1 element %d", j);
   }
 }
 
@@ -554,8 +566,12 @@ Test(reference_rowwise, threads_do_not_change_bits)
       rows_fill_random(&many, 77);
       cr_assert_eq(run_call(kernel(ops[o]), &one.call), KHOST_STATUS_OK, "%s", one.call.error);
       cr_assert_eq(run_call(kernel(ops[o]), &many.call), KHOST_STATUS_OK, "%s", many.call.error);
-      size_t bytes = (size_t)(strcmp(ops[o], "reduce_sum") == 0 ? 301 : 301 * 129) * float_dtypes[d].bits / 8;
-      cr_expect_eq(memcmp(one.out, many.out, bytes), 0, "%s %s", ops[o], float_names[d]);
+      size_t count = strcmp(ops[o], "reduce_sum") == 0 ? 301 : 301 * 129;
+      cr_expect_eq(memcmp(one.out, many.out, count * float_dtypes[d].bits / 8), 0, "%s %s", ops[o],
+                   float_names[d]);
+      for (size_t i = 0; i < count; i++)
+        cr_assert(!isnan(get_value(float_dtypes[d], many.out, i)), "%s %s: element %zu unwritten", ops[o],
+                  float_names[d], i);
     }
 }
 
@@ -623,6 +639,10 @@ Test(reference_rowwise, malformed_inputs_are_refused)
     cr_expect_eq(run_call(kernel(rows_breaks[i].op), &r.call), rows_breaks[i].want, "%s: %s",
                  rows_breaks[i].op, rows_breaks[i].what);
     cr_expect_neq(r.call.error[0], '\0', "%s: %s: no message", rows_breaks[i].op, rows_breaks[i].what);
+    const unsigned char *out = r.out;
+    for (size_t b = 0; b < (size_t)(3 * 5) * 2; b++)
+      cr_assert_eq(out[b], 0xff, "%s: %s: refused, yet wrote byte %zu", rows_breaks[i].op,
+                   rows_breaks[i].what, b);
   }
 }
 

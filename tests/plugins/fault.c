@@ -3,6 +3,7 @@
  * correct copy_transpose (and, for wrong_block, nvfp4_gemv) with exactly one
  * defect, so a test can assert that khost reports that defect and nothing else. */
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,8 +108,28 @@ static int run_copy(const khost_input *in)
 #ifdef FAULT_MUTATE_INPUT
   ((unsigned char *)khost_tensor_at(in->inputs, 0)->data)[0] ^= 1;
 #endif
+#ifdef FAULT_WORKSPACE_OVERRUN
+  ((unsigned char *)in->workspace)[in->workspace_bytes] = 0x42;
+#endif
   return KHOST_STATUS_OK;
 }
+
+#if defined(FAULT_WORKSPACE_OVERRUN) || defined(FAULT_WORKSPACE_HUGE)
+/* OVERRUN asks for a small workspace and writes one byte past it; HUGE asks for
+ * SIZE_MAX bytes, as a plugin that returns (size_t)-1 for "error" would. */
+static int workspace_fn(const khost_input *in, size_t *bytes)
+{
+  (void)in;
+#ifdef FAULT_WORKSPACE_HUGE
+  *bytes = SIZE_MAX;
+#else
+  *bytes = 64;
+#endif
+  return KHOST_STATUS_OK;
+}
+#else
+#define workspace_fn NULL
+#endif
 
 #ifdef FAULT_DECLINE
 static int decline_fn(const khost_input *in)
@@ -172,6 +193,7 @@ static const khost_kernel copy_kernel = {.struct_size = sizeof(khost_kernel),
                                          .device_type = KHOST_DEVICE_CPU,
                                          .run = run_copy,
                                          .supports = decline_fn,
+                                         .workspace_size = workspace_fn,
                                          .describe = describe_copy};
 static const khost_kernel gemv_kernel = {.struct_size = sizeof(khost_kernel),
                                          .op = "nvfp4_gemv",
