@@ -1420,6 +1420,65 @@ Test(gpu_faults, each_cuda_fault_is_caught_and_the_rest_still_pass)
   free_outcome(&o);
 }
 
+/* ------------------------------------------------------------ GPU timing modes */
+
+TestSuite(gpu_modes, .init = make_scratch, .fini = remove_scratch, .timeout = 120);
+
+/* Each way of timing a CUDA call other than the default cold one: the flag and
+ * its value ("" for none). */
+typedef struct gpu_mode {
+  char flag[24], value[8];
+} gpu_mode;
+
+static gpu_mode gpu_mode_table[] = {{"--graph", "20"}, {"--hot", ""}, {"--no-blocking-kernel", ""}};
+
+ParameterizedTestParameters(gpu_modes, each_mode_times_the_reference_cuda_row_and_it_passes)
+{
+  return cr_make_param_array(gpu_mode, gpu_mode_table, sizeof gpu_mode_table / sizeof gpu_mode_table[0]);
+}
+
+ParameterizedTest(gpu_mode *m, gpu_modes, each_mode_times_the_reference_cuda_row_and_it_passes)
+{
+  char why[512];
+  if (!khost__cuda_available(0, why, sizeof why)) SKIP_TEST("%s", why);
+  char *json = scratch_path("modes.json");
+  outcome o;
+  if (m->value[0])
+    KHOST(&o, FAST, "--case", COPY_CASE, "--backends", "reference", m->flag, m->value, "--json", json);
+  else
+    KHOST(&o, FAST, "--case", COPY_CASE, "--backends", "reference", m->flag, "--json", json);
+  cr_expect_eq(o.status, 0, "%s: exit %d; stderr:\n%s", m->flag, o.status, o.err);
+  json_t *doc = load_json(json), *row;
+  size_t i, timed = 0;
+  json_array_foreach(json_object_get(doc, "rows"), i, row)
+  {
+    if (strcmp(json_text(row, "device"), "cuda") != 0) continue;
+    cr_expect_str_eq(json_text(row, "status"), "PASS", "%s: %s", m->flag, json_text(row, "message"));
+    json_t *time = json_object_get(row, "time");
+    cr_expect_gt(json_integer_value(json_object_get(time, "samples")), 0, "%s: no samples", m->flag);
+    cr_expect_gt(json_number_value(json_object_get(time, "median_s")), 0, "%s: no time", m->flag);
+    timed++;
+  }
+  cr_expect_eq(timed, 1, "%s: %zu CUDA rows; stdout:\n%s", m->flag, timed, o.out);
+  json_decref(doc);
+  free_outcome(&o);
+  free(json);
+}
+
+/* A graph of the calls would not hold work sent to another stream either. */
+Test(gpu_modes, under_graph_timing_work_on_another_stream_is_still_an_error)
+{
+  char why[512];
+  if (!khost__cuda_available(0, why, sizeof why)) SKIP_TEST("%s", why);
+  outcome o;
+  KHOST(&o, FAST, "--case", COPY_CASE, "--graph", "20", "--plugin", "@fault_cuda_other_stream.so",
+        "--backends", "reference,fault_cuda_other_stream");
+  cr_expect_eq(o.status, 1, "exit %d; stderr:\n%s", o.status, o.err);
+  expect_row(&o, COPY_CASE, "fault_cuda_other_stream", "ERROR");
+  cr_expect_not_null(strstr(o.out, "another stream"), "stdout:\n%s", o.out);
+  free_outcome(&o);
+}
+
 /* ---------------------------------------------------------------- SM clock */
 
 TestSuite(clock, .init = make_scratch, .fini = remove_scratch, .timeout = 120);
