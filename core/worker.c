@@ -139,11 +139,13 @@ static int run_oracle(worker *w, khost__case_data *d, khost__err *err)
   return rc;
 }
 
-/* A CUDA failure after a call may be sticky: the context is then unusable. */
+/* A CUDA failure after a call may be sticky: the context is then unusable. The
+ * whole device is waited for, so that a fault of work the call put on another
+ * stream is blamed here, on this backend, and not on a later read of its output. */
 static int device_settled(worker *w, int s, khost__err *err)
 {
   if (w->job->slots[s].device_type != KHOST_DEVICE_CUDA) return KHOST__OK;
-  return khost__cuda_sync(err);
+  return khost__cuda_sync_device(err);
 }
 
 static void settle_mismatch(worker *w, int s, const char *when)
