@@ -69,8 +69,7 @@ static int compare_doubles(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-/* Sorts values in place and returns their median (n > 0). */
-static double sorted_median(double *values, int n)
+double khost__sorted_median(double *values, int n)
 {
   qsort(values, (size_t)n, sizeof *values, compare_doubles);
   return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
@@ -82,7 +81,7 @@ static double median_clock(const khost__samples *s, double *scratch)
   int known = 0;
   for (int i = 0; i < s->n; i++)
     if (s->sm_mhz[i] > 0) scratch[known++] = s->sm_mhz[i];
-  return known ? sorted_median(scratch, known) : 0;
+  return known ? khost__sorted_median(scratch, known) : 0;
 }
 
 int khost__samples_summarize(const khost__samples *s, khost__timing *t)
@@ -98,7 +97,7 @@ int khost__samples_summarize(const khost__samples *s, khost__timing *t)
   t->sm_mhz = median_clock(s, sorted);
   memcpy(sorted, s->v, (size_t)s->n * sizeof *sorted);
   t->samples = (uint32_t)s->n;
-  t->median = sorted_median(sorted, s->n);
+  t->median = khost__sorted_median(sorted, s->n);
   t->min = sorted[0];
   t->max = sorted[s->n - 1];
   /* Two passes for the reported spread: exact where the running sums may cancel. */

@@ -25,6 +25,9 @@ void khost__samples_free(khost__samples *s);
  * rated clock (as nvbench's throttle threshold); pct 0 keeps every sample. */
 int khost__clock_throttled(double sm_mhz, double peak_mhz, double pct);
 
+/* Sorts values (n > 0, caller-owned) in place and returns their median. */
+double khost__sorted_median(double *values, int n);
+
 /* Relative standard error of the mean, in percent (infinite below 2 samples). */
 double khost__samples_noise_pct(const khost__samples *s);
 

@@ -9,6 +9,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "bench.h"
 #include "cuda_kernels.h"
 #include "khost/plugin.h"
 
@@ -359,12 +360,6 @@ static int enqueue_copy(void *ctx, khost__err *err)
   return CUDA_CALL(err, cudaMemcpyAsync(c->dst, c->src, c->bytes, cudaMemcpyDeviceToDevice, state.stream));
 }
 
-static int compare_doubles(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 /* Warm-up, then the median of COPY_SAMPLES copies. */
 static int time_copies(device_copy *c, double *median, khost__err *err)
 {
@@ -373,8 +368,7 @@ static int time_copies(device_copy *c, double *median, khost__err *err)
   for (int i = 0; rc == KHOST__OK && i < COPY_SAMPLES; i++)
     rc = timed_region(enqueue_copy, c, 0, &s[i], &sm_mhz, err);
   if (rc != KHOST__OK) return rc;
-  qsort(s, COPY_SAMPLES, sizeof s[0], compare_doubles);
-  *median = s[COPY_SAMPLES / 2];
+  *median = khost__sorted_median(s, COPY_SAMPLES);
   return KHOST__OK;
 }
 

@@ -61,10 +61,3 @@ void khost__rng_normal_pair(uint32_t bits0, uint32_t bits1, double out[2])
   out[0] = radius * cos(angle);
   out[1] = radius * sin(angle);
 }
-
-double khost__rng_normal(uint32_t bits0, uint32_t bits1)
-{
-  double pair[2];
-  khost__rng_normal_pair(bits0, bits1, pair);
-  return pair[0];
-}

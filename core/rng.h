@@ -16,11 +16,8 @@ void khost__rng_block(uint64_t seed, uint32_t stream, uint64_t index, uint32_t o
 /* A uniform double in (0, 1) from 32 random bits: never 0, never 1. */
 double khost__rng_unit(uint32_t bits);
 
-/* A standard normal value from two words (Box-Muller, first output). */
-double khost__rng_normal(uint32_t bits0, uint32_t bits1);
-
-/* Both Box-Muller outputs of two words: out[0] = khost__rng_normal(bits0, bits1)
- * (the cosine), out[1] its independent sine twin. */
+/* Both Box-Muller outputs of two words: out[0] the cosine, out[1] its
+ * independent sine twin. */
 void khost__rng_normal_pair(uint32_t bits0, uint32_t bits1, double out[2]);
 
 #endif

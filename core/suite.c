@@ -13,6 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "buffers.h"
+
 #ifndef KHOST_SUITE_SOURCE_DIR
 #error "meson must define KHOST_SUITE_SOURCE_DIR (the source tree's suites/ folder)"
 #endif
@@ -69,14 +71,6 @@ static int fail(parser *p, int line, int code, const char *fmt, ...)
   p->error_line = line;
   p->status = code;
   return khost__errorf(p->err, code, "%s:%d: %s", p->path, line, reason);
-}
-
-/* 64-bit FNV-1a: the default seed of a case is a fixed function of its name. */
-static uint64_t fnv1a(const char *s)
-{
-  uint64_t h = 14695981039346656037ull;
-  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
-  return h;
 }
 
 static void key_list(const khost__op *op, char *buf, size_t n)
@@ -200,7 +194,7 @@ static int begin_case(parser *p, const char *name, const char *key, const char *
   khost__case_init(c, op, name);
   snprintf(c->file, sizeof c->file, "%s", p->path);
   c->line = line;
-  c->seed = fnv1a(name);
+  c->seed = khost__hash_bytes(name, strlen(name)); /* a fixed function of the name */
   p->keys[p->ncases] = KEY_OP;
   p->ncases++;
   return KHOST__OK;

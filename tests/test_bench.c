@@ -138,3 +138,11 @@ Test(bench, noise_is_infinite_below_two_samples)
   cr_expect_float_eq(t.noise, 0, 1e-12);
   khost__samples_free(&s);
 }
+
+Test(bench, sorted_median_sorts_and_takes_the_middle)
+{
+  double odd[5] = {5, 1, 4, 2, 3}, even[4] = {8, 2, 6, 4};
+  cr_expect_eq(khost__sorted_median(odd, 5), 3);
+  for (int i = 1; i < 5; i++) cr_expect_leq(odd[i - 1], odd[i], "sorted in place");
+  cr_expect_eq(khost__sorted_median(even, 4), 5, "the mean of the two middle values");
+}
