@@ -18,7 +18,9 @@ typedef struct khost__samples {
   double sum, sum_squares; /* running, so the stopping rule costs O(1) per sample */
 } khost__samples;
 
+/* Appends one kept sample (s grows its own arrays; 0, or KHOST__E_NOMEM). */
 int khost__samples_add(khost__samples *s, double seconds, double sm_mhz, khost__err *err);
+/* Frees what s owns and zeroes it; s itself stays the caller's. */
 void khost__samples_free(khost__samples *s);
 
 /* 1 when a sample's SM clock is known and under pct % of peak_mhz, the device's

@@ -25,6 +25,7 @@ typedef struct khost__buffer {
 
 /* Allocates nbytes plus two guard bands and writes the guard pattern. */
 int khost__buffer_alloc(khost__buffer *b, int device_type, size_t nbytes, khost__err *err);
+/* Frees the memory b owns (host or device) and zeroes b; a zeroed b is a no-op. */
 void khost__buffer_free(khost__buffer *b);
 
 /* Rewrites both guard bands (after a kernel overwrote them). */

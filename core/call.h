@@ -43,6 +43,7 @@ int khost__call_check(khost__call *k, khost__check_stats *stats, khost__err *err
 /* Host copy of output t (nbytes of the output spec) into dst. */
 int khost__call_read_output(const khost__call *k, int t, void *dst, khost__err *err);
 
+/* Frees k's outputs and workspace and zeroes k; the case data it points to stays. */
 void khost__call_free(khost__call *k);
 
 #endif

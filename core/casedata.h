@@ -52,6 +52,7 @@ int khost__case_data_restore(khost__case_data *d, khost__err *err);
  * left for the oracle to recompute. */
 int khost__case_data_reseed(khost__case_data *d, uint64_t seed, khost__err *err);
 
+/* Frees every buffer d owns (host and device copies) and zeroes d. */
 void khost__case_data_free(khost__case_data *d);
 
 #endif

@@ -44,6 +44,8 @@ void *khost__cuda_stream(void);
 /* Device memory. Upload and download wait for the copy; memset is queued on the
  * stream, so it is ordered before the kernels and copies that follow it. */
 int khost__cuda_malloc(void **ptr, size_t bytes, khost__err *err);
+/* Frees memory from khost__cuda_malloc (NULL is a no-op); an error here could
+ * only repeat one the next synchronisation reports. */
 void khost__cuda_free(void *ptr);
 int khost__cuda_upload(void *dst, const void *src, size_t bytes, khost__err *err);
 int khost__cuda_download(void *dst, const void *src, size_t bytes, khost__err *err);

@@ -39,6 +39,7 @@ int khost__timer_sample(khost__timer *t, khost__err *err);
  * for a call that runs to be checked, not timed. Same returns. */
 int khost__timer_call(khost__timer *t, khost__err *err);
 
+/* Frees what t owns (its graph, the input copies and their calls, the samples) and zeroes t. */
 void khost__timer_free(khost__timer *t);
 
 /* Catches a CUDA kernel that enqueues work on a stream other than the one it
