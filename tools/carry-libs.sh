@@ -4,6 +4,7 @@
 # has no Debian -dev packages. glibc itself is left to the target machine.
 set -euo pipefail
 build=${1:-build}
+[ -x "$build/khost" ] || { echo "carry-libs: $build is not a khost build folder (no $build/khost)" >&2; exit 2; }
 mkdir -p "$build/gpu-libs"
 for exe in "$build"/tests/test_*; do
   [ -x "$exe" ] && [ -f "$exe" ] || continue

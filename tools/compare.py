@@ -7,16 +7,37 @@ whose kernel named a different implementation in each run (khost's variant) says
 whose median SM clock moved by more than 1% says so (its time moved with the clock, not the code).
 Usage: tools/compare.py BEFORE.json AFTER.json [--min-us 20] [--tolerance 1.0]
 Rows that passed before and did not after (another status, or missing) are listed as LOST.
-Exit status 1 when any compared row differs by more than --tolerance percent, or a row was lost.
+Exit status 1 when any compared row differs by more than --tolerance percent, or a row was lost;
+2 when a report cannot be read or is not a khost report.
 """
 import argparse
 import json
 import sys
 
 
+class ReportError(Exception):
+    pass
+
+
+def is_row(r):
+    return (isinstance(r, dict) and all(k in r for k in ("case", "backend", "device"))
+            and isinstance(r.get("time") or {}, dict))
+
+
 def load_rows(path):
     """(case, backend, device) -> row, for every row of a report."""
-    return {(r["case"], r["backend"], r["device"]): r for r in json.load(open(path))["rows"]}
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+    except OSError as e:
+        raise ReportError(f"{path}: {e.strerror or e}") from None
+    except ValueError as e:
+        raise ReportError(f"{path}: not JSON: {e}") from None
+    rows = doc.get("rows") if isinstance(doc, dict) else None
+    if not isinstance(rows, list) or not all(is_row(r) for r in rows):
+        raise ReportError(f"{path}: not a khost report (it needs rows, each with case, backend, device "
+                          "and, if any, a time object)")
+    return {(r["case"], r["backend"], r["device"]): r for r in rows}
 
 
 def timed_rows(rows):
@@ -46,14 +67,19 @@ def main():
     p.add_argument("--min-us", type=float, default=0.0, help="compare only rows at least this long (median)")
     p.add_argument("--tolerance", type=float, default=1.0, help="percent difference that counts as a change")
     a = p.parse_args()
-    all_before, all_after = load_rows(a.before), load_rows(a.after)
+    try:
+        all_before, all_after = load_rows(a.before), load_rows(a.after)
+    except ReportError as e:
+        print(f"compare.py: {e}", file=sys.stderr)
+        return 2
     before, after = timed_rows(all_before), timed_rows(all_after)
-    worst, differ = 0.0, 0
+    worst, differ, compared = 0.0, 0, 0
     print(f"{'case':36} {'backend':12} {'dev':4} {'before':>10} {'after':>10} {'diff %':>8}  label")
     for key in sorted(before.keys() & after.keys()):
         b, c = before[key]["median_s"], after[key]["median_s"]
         if min(b, c) * 1e6 < a.min_us:
             continue
+        compared += 1
         diff = 100.0 * (c - b) / b
         noise = max(before[key].get("noise_pct") or 0, after[key].get("noise_pct") or 0)
         limit = max(a.tolerance, 2 * noise)
@@ -71,7 +97,7 @@ def main():
     lost = lost_rows(all_before, all_after)
     for key, status, message in lost:
         print(f"{key[0]:36} {key[1]:12} {key[2]:4} LOST: PASS -> {status} {message[:80]}")
-    print(f"rows compared: {sum(1 for k in before.keys() & after.keys())}, largest difference {worst:.2f}%, "
+    print(f"rows compared: {compared}, largest difference {worst:.2f}%, "
           f"beyond {a.tolerance}%: {differ}, lost: {len(lost)}")
     return 1 if differ or lost else 0
 

@@ -2,7 +2,7 @@
 # Compares triton_aot GEMV variants through khost on a GPU machine, each forced with
 # KHOST_TRITON_VARIANT ("rule" leaves the plugin's own choice), for the selection rule
 # in plugins/triton_aot/nvfp4_gemv.c (docs/TRITON_AOT.md). A build staged by
-# tools/gpu-stage.sh; reports go to $OUT or /tmp.
+# tools/gpu-stage.sh; reports go to $OUT, else to a temporary folder removed at the end.
 #   tools/gemv-variants.sh check BUILD VARIANT...       each variant over the GEMV cases of
 #                                                       correctness.ini and the GPU MODE test shapes
 #   tools/gemv-variants.sh time BUILD CASES VARIANT...  one line a variant: time and % of copy of
@@ -11,13 +11,19 @@
 #                                                       GEMV cases
 set -u
 usage="usage: $0 check BUILD VARIANT... | time BUILD CASES VARIANT..."
-if [ $# -lt 3 ]; then
+if [ $# -lt 3 ] || { [ "$1" = time ] && [ $# -lt 4 ]; }; then
   echo "$usage" >&2
   exit 2
 fi
 mode=$1 khost=$2/khost
 shift 2
-out=${OUT:-/tmp}
+if [ -n "${OUT:-}" ]; then
+  out=$OUT
+else
+  # A private folder: fixed names in /tmp would mix up two runs, or another user's files.
+  out=$(mktemp -d)
+  trap 'rm -rf "$out"' EXIT
+fi
 export KHOST_SUITE_PATH=$PWD/suites
 nvidia-smi --query-gpu=name --format=csv,noheader
 
@@ -46,11 +52,17 @@ case $mode in
 check)
   for v in "$@"; do
     force "$v"
-    $khost --suite correctness --op nvfp4_gemv --backends triton_aot --max-time 0.02 >"$out/c.txt" 2>&1
+    "$khost" --suite correctness --op nvfp4_gemv --backends triton_aot --max-time 0.02 >"$out/c.txt" 2>&1
     c=$?
-    $khost --suite gpumode_nvfp4 --case 'test_*' --backends triton_aot --max-time 0.02 >"$out/g.txt" 2>&1
+    "$khost" --suite gpumode_nvfp4 --case 'test_*' --backends triton_aot --max-time 0.02 >"$out/g.txt" 2>&1
     g=$?
     echo "$v correctness exit $c: $(grep ^summary "$out/c.txt") | gpumode test exit $g: $(grep ^summary "$out/g.txt")"
+    # Exit 1 is a row that failed, which the summary shows; anything else is no result.
+    if [ "$c" -gt 1 ] || [ "$g" -gt 1 ]; then
+      echo "$v: khost exited $c (correctness) and $g (gpumode_nvfp4) without a full run; its last lines:" >&2
+      tail -n 3 "$out/c.txt" "$out/g.txt" >&2
+      status=1
+    fi
   done
   ;;
 time)
@@ -60,9 +72,9 @@ time)
     force "$v"
     # Old reports must never be summarised under this variant's name.
     rm -f "$out/b.json" "$out/p.json"
-    $khost --suite gpumode_nvfp4 --case "$cases" --backends cute,triton_aot --json "$out/b.json" >/dev/null 2>&1
+    "$khost" --suite gpumode_nvfp4 --case "$cases" --backends cute,triton_aot --json "$out/b.json" >/dev/null 2>&1
     b=$?
-    $khost --suite performance --op nvfp4_gemv --backends triton_aot --json "$out/p.json" >/dev/null 2>&1
+    "$khost" --suite performance --op nvfp4_gemv --backends triton_aot --json "$out/p.json" >/dev/null 2>&1
     p=$?
     # Exit 1 is a row that failed, which the summary shows; anything else is no result.
     if [ "$b" -gt 1 ] || [ "$p" -gt 1 ] || [ ! -f "$out/b.json" ] || [ ! -f "$out/p.json" ]; then

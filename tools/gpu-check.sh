@@ -6,12 +6,18 @@
 # Usage: tools/gpu-check.sh [BUILD_DIR]    (gpu-check.log and the JSON reports go to $OUT or
 # /tmp/khost-gpu-check). Build here, then tools/gpu-stage.sh and carry stage/.
 set -uo pipefail
+# Without a GPU every CUDA row is SKIP and most steps would pass without testing anything.
+if ! gpus=$(nvidia-smi -L 2>&1); then
+  echo "gpu-check: no GPU visible (nvidia-smi -L: $gpus); run this on a GPU machine" >&2
+  exit 1
+fi
+root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(realpath "${1:-build}")
 out=${OUT:-/tmp/khost-gpu-check}
 mkdir -p "$out"
 log="$out/gpu-check.log"
 : >"$log"
-export KHOST_SUITE_PATH="$PWD/suites" KHOST_PLUGIN_PATH=""
+export KHOST_SUITE_PATH="$root/suites" KHOST_PLUGIN_PATH=""
 summary=()
 failed=0
 
@@ -34,19 +40,22 @@ step() {
 }
 
 run_tests() {
-  local rc=0
+  local rc=0 ran=0
   for t in "$build"/tests/test_*; do
     [ -f "$t" ] && [ -x "$t" ] || continue
+    ran=$((ran + 1))
     echo "--- $(basename "$t")"
     # The GPU programs' tests one at a time: parallel contexts time-slice the GPU under a timed kernel.
     local jobs=()
     case $(basename "$t") in test_cuda | test_reference_cuda) jobs=(--jobs 1) ;; esac
-    LD_LIBRARY_PATH="$build/gpu-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" KHOST_SOURCE_ROOT="$PWD" \
+    LD_LIBRARY_PATH="$build/gpu-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" KHOST_SOURCE_ROOT="$root" \
       KHOST_BUILD_ROOT="$build" KHOST_FIXTURE_DIR="$build/tests" KHOST_EXE="$build/khost" \
       KHOST_REFERENCE_PLUGIN="$build/plugins/reference/reference.so" \
       KHOST_TRITON_AOT_PLUGIN="$build/plugins/triton_aot/triton_aot.so" \
       KHOST_CUTE_PLUGIN="$build/plugins/cute/cute.so" "$t" --verbose=0 "${jobs[@]}" || rc=1
   done
+  # A build configured without tests (or a stage without them) must not pass as tested.
+  [ "$ran" -gt 0 ] || { echo "no test programs in $build/tests"; return 1; }
   return $rc
 }
 

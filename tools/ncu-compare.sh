@@ -5,11 +5,23 @@
 # do, and leaves clocks alone (--clock-control none), as khost does.
 # Usage: tools/ncu-compare.sh BUILD_DIR SUITE CASE BACKENDS   (output: a small table)
 set -euo pipefail
+if [ $# -ne 4 ]; then
+  echo "usage: $0 BUILD_DIR SUITE CASE BACKENDS" >&2
+  exit 2
+fi
 build=$1 suite=$2 case=$3 backends=$4
 work=${NCU_COMPARE_DIR:-/tmp/ncu-compare}
 mkdir -p "$work"
 export KHOST_SUITE_PATH="$PWD/suites"
-"$build/khost" --suite "$suite" --case "$case" --backends "$backends" --json "$work/khost.json" >/dev/null
+"$build/khost" --suite "$suite" --case "$case" --backends "$backends" --json "$work/khost.json" >/dev/null \
+  || khost_rc=$?
+# Exit 1 is a row that failed: its backend has no median below, so say so; anything else is no report.
+if [ "${khost_rc:-0}" -gt 1 ]; then
+  echo "ncu-compare: khost exited $khost_rc" >&2
+  exit 1
+elif [ "${khost_rc:-0}" -eq 1 ]; then
+  echo "ncu-compare: a row did not pass (khost exit 1); see $work/khost.json" >&2
+fi
 # One process, no blocking kernel (ncu serialises launches), a few launches per kernel.
 ncu --clock-control none --cache-control all --target-processes all --metrics gpu__time_duration.sum \
   --launch-skip 3 --launch-count 60 --csv \
@@ -17,7 +29,7 @@ ncu --clock-control none --cache-control all --target-processes all --metrics gp
   --warmup 0 --min-samples 5 --max-time 0.05 >"$work/ncu.csv" 2>"$work/ncu.err" || ncu_rc=$?
 # khost exits 1 when a row fails, which ncu passes on; anything else means ncu itself failed.
 if [ "${ncu_rc:-0}" -gt 1 ] || ! grep -q gpu__time_duration "$work/ncu.csv"; then
-  echo "ncu failed (exit ${ncu_rc:-0}); its messages:" >&2
+  echo "ncu-compare: ncu failed (exit ${ncu_rc:-0}); its messages:" >&2
   tail -20 "$work/ncu.err" >&2
   exit 1
 fi

@@ -2,9 +2,32 @@
 """Prints a khost JSON report as a markdown table (for docs/PERF.md).
 
 Usage: tools/perf-table.py REPORT.json [--device cuda|cpu]
+Exit status 2 when the report cannot be read or is not a khost report.
 """
 import argparse
 import json
+import sys
+
+ROW_KEYS = ("case", "params", "backend", "device", "status", "time")
+
+
+class ReportError(Exception):
+    pass
+
+
+def load_report(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+    except OSError as e:
+        raise ReportError(f"{path}: {e.strerror or e}") from None
+    except ValueError as e:
+        raise ReportError(f"{path}: not JSON: {e}") from None
+    if not (isinstance(doc, dict) and isinstance(doc.get("run"), dict) and isinstance(doc.get("rows"), list)
+            and all(isinstance(r, dict) and all(k in r for k in ROW_KEYS) and isinstance(r["time"], dict)
+                    for r in doc["rows"])):
+        raise ReportError(f"{path}: not a khost report (it needs run, and rows each with {', '.join(ROW_KEYS)})")
+    return doc
 
 
 def duration(seconds):
@@ -18,7 +41,11 @@ def main():
     p.add_argument("report")
     p.add_argument("--device", help="only rows of this device")
     a = p.parse_args()
-    doc = json.load(open(a.report))
+    try:
+        doc = load_report(a.report)
+    except ReportError as e:
+        print(f"perf-table.py: {e}", file=sys.stderr)
+        return 2
     run = doc["run"]
     print(f"device: {run.get('device')}, {run.get('sm_count')} SMs, L2 {run.get('l2_bytes')} B, measured copy "
           f"{run.get('peak_gbps') or 0:.0f} GB/s; suite {run.get('suite')}; {run.get('date')}\n")
@@ -41,4 +68,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -13,6 +13,7 @@ Usage: triton_aot.py --manifest M --kernels DIR --output OUT.c [--list OUT.txt]
 """
 import argparse
 import concurrent.futures
+import contextlib
 import importlib.util
 import os
 import re
@@ -45,11 +46,16 @@ class ManifestError(Exception):
 
 
 def load_manifest(path):
-    variants = runpy.run_path(path).get("VARIANTS")
+    try:
+        variants = runpy.run_path(path).get("VARIANTS")
+    except OSError as e:
+        raise ManifestError(f"{path}: cannot read the manifest: {e.strerror or e}") from None
     if not isinstance(variants, list) or not variants:
         raise ManifestError(f"{path}: VARIANTS must be a non-empty list")
     seen = set()
-    for v in variants:
+    for i, v in enumerate(variants):
+        if not isinstance(v, dict):
+            raise ManifestError(f"{path}: VARIANTS[{i}] is a {type(v).__name__}, not a dict")
         missing = [k for k in REQUIRED if k not in v]
         if missing:
             raise ManifestError(f"{path}: variant {v.get('name', '?')} lacks {', '.join(missing)}")
@@ -110,10 +116,14 @@ def kernel_function(kernels_dir, source, function):
     if kernels_dir not in sys.path:  # kernels import their shared helpers (cluster.py)
         sys.path.insert(0, kernels_dir)
     if path not in _modules:
+        if not os.path.isfile(path):
+            raise ManifestError(f"{source}: no such kernel file in {kernels_dir}")
         spec = importlib.util.spec_from_file_location(f"khost_triton_{len(_modules)}", path)
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
         _modules[path] = module
+    if not hasattr(_modules[path], function):
+        raise ManifestError(f"{source}: no function {function} in {path}")
     return getattr(_modules[path], function)
 
 
@@ -187,9 +197,15 @@ def emit_list(results):
 
 def write_atomically(path, text):
     tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        # A full disk or an interrupt must not leave a partial file beside the output.
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(tmp)
+        raise
 
 
 def main(argv):
