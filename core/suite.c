@@ -290,8 +290,9 @@ static int on_key(void *user, const char *section, const char *key, const char *
 static int parse(parser *p)
 {
   int line = ini_parse_stream(read_line, p, on_key, p);
+  /* A suite that cannot be read (a folder, say) is the user's input: exit 2. */
   if (ferror(p->file))
-    return khost__errorf(p->err, KHOST__E_IO, "%s:%d: cannot read: %s", p->path, p->lineno + 1,
+    return khost__errorf(p->err, KHOST__E_CONFIG, "%s:%d: cannot read: %s", p->path, p->lineno + 1,
                          strerror(errno));
   if (line < 0) return khost__errorf(p->err, KHOST__E_NOMEM, "%s: out of memory while parsing", p->path);
   if (line > 0)

@@ -458,6 +458,7 @@ Test(cli, usage_errors_exit_2_with_a_message)
       {{"--max-noise", "-1"}, "--max-noise needs a number"},
       {{"leftover"}, "unexpected argument 'leftover'"},
       {{"--suite"}, "missing value for '--suite'"},
+      {{"--suite", "/"}, "/:1: cannot read: Is a directory"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     const char *args[8] = {FAST};
