@@ -1466,6 +1466,40 @@ ParameterizedTest(gpu_mode *m, gpu_modes, each_mode_times_the_reference_cuda_row
   free(json);
 }
 
+/* Where there is a GPU, the build's own GPU plugins must load (--strict) and
+ * pass every smoke case on it: a plugin that declined everything, or failed to
+ * load, would otherwise leave the suite green. */
+Test(gpu_modes, the_built_gpu_plugins_load_and_pass_every_smoke_case)
+{
+  char why[512], backends[64] = "", *json = scratch_path("gpu-smoke.json");
+  if (!khost__cuda_available(0, why, sizeof why)) SKIP_TEST("%s", why);
+  static const char *const plugins[][2] = {{"KHOST_CUTE_PLUGIN", "cute"},
+                                           {"KHOST_TRITON_AOT_PLUGIN", "triton_aot"}};
+  for (int p = 0; p < 2; p++) {
+    const char *path = getenv(plugins[p][0]);
+    if (path && access(path, R_OK) == 0)
+      snprintf(backends + strlen(backends), sizeof backends - strlen(backends), "%s%s",
+               backends[0] ? "," : "", plugins[p][1]);
+  }
+  if (!backends[0]) SKIP_TEST("this build has neither the cute nor the triton_aot plugin");
+  outcome o;
+  KHOST(&o, FAST, "--strict", "--backends", backends, "--json", json);
+  cr_expect_eq(o.status, 0, "exit %d; stderr:\n%s", o.status, o.err);
+  json_t *doc = load_json(json), *row;
+  size_t i, passed = 0;
+  json_array_foreach(json_object_get(doc, "rows"), i, row)
+  {
+    if (!strcmp(json_text(row, "backend"), "reference")) continue;
+    cr_expect_str_eq(json_text(row, "status"), "PASS", "%s on %s: %s", json_text(row, "backend"),
+                     json_text(row, "case"), json_text(row, "message"));
+    passed += !strcmp(json_text(row, "status"), "PASS");
+  }
+  cr_expect_gt(passed, 0, "no GPU plugin row; stdout:\n%s", o.out);
+  json_decref(doc);
+  free_outcome(&o);
+  free(json);
+}
+
 /* A graph of the calls would not hold work sent to another stream either. */
 Test(gpu_modes, under_graph_timing_work_on_another_stream_is_still_an_error)
 {
