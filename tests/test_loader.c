@@ -95,13 +95,13 @@ Test(loader, the_same_file_twice_loads_once_without_a_failure)
   khost__registry_free(&reg);
 }
 
-Test(loader, init_failures_and_crashes_are_probed_in_a_child)
+/* Loads the three init fixtures in this order and probes them: only the good
+ * one survives, the refusal keeps its message and the crash its signal. */
+static void probe_init_fixtures(const char *const order[3])
 {
   khost__registry reg = {0};
   khost__err err;
-  load(&reg, "init_fails.so");
-  load(&reg, "good.so");
-  load(&reg, "init_crashes.so");
+  for (int i = 0; i < 3; i++) load(&reg, order[i]);
   cr_assert_eq(reg.nplugins, 3);
   cr_assert_eq(khost__registry_probe_init(&reg, &err), KHOST__OK, "%s", err.msg);
   cr_assert_eq(reg.nplugins, 1, "only the good plugin survives the probe");
@@ -118,27 +118,16 @@ Test(loader, init_failures_and_crashes_are_probed_in_a_child)
   khost__registry_free(&reg);
 }
 
+Test(loader, init_failures_and_crashes_are_probed_in_a_child)
+{
+  probe_init_fixtures((const char *const[]){"init_fails.so", "good.so", "init_crashes.so"});
+}
+
+/* The crash first: the probe must restart past it and still probe the two
+ * behind it (the refusal is only reported if it was). */
 Test(loader, the_probe_goes_on_after_a_crash_with_the_plugins_left)
 {
-  /* The crash comes first: the probe must restart past it and still probe the
-   * two behind it, not drop or keep them unprobed. */
-  khost__registry reg = {0};
-  khost__err err;
-  load(&reg, "init_crashes.so");
-  load(&reg, "init_fails.so");
-  load(&reg, "good.so");
-  cr_assert_eq(khost__registry_probe_init(&reg, &err), KHOST__OK, "%s", err.msg);
-  cr_assert_eq(reg.nplugins, 1, "only the good plugin survives the probe");
-  cr_expect_str_eq(reg.plugins[0].desc->name, "fixture_good");
-  cr_assert_eq(reg.nfailures, 2);
-  int refused = 0, crashed = 0;
-  for (int i = 0; i < 2; i++) {
-    refused += strstr(reg.failures[i].reason, "refuses on purpose") != NULL;
-    crashed += strstr(reg.failures[i].reason, "signal 11") != NULL;
-  }
-  cr_expect_eq(refused, 1, "the init behind the crash was probed and its refusal kept");
-  cr_expect_eq(crashed, 1);
-  khost__registry_free(&reg);
+  probe_init_fixtures((const char *const[]){"init_crashes.so", "init_fails.so", "good.so"});
 }
 
 Test(loader, a_directory_scan_loads_plugins_and_records_the_rest)

@@ -11,12 +11,9 @@ Exit status 1 when any compared row differs by more than --tolerance percent, or
 2 when a report cannot be read or is not a khost report.
 """
 import argparse
-import json
 import sys
 
-
-class ReportError(Exception):
-    pass
+from khost_report import ReportError, read_report
 
 
 def is_row(r):
@@ -24,20 +21,14 @@ def is_row(r):
             and isinstance(r.get("time") or {}, dict))
 
 
+def is_report(doc):
+    return isinstance(doc, dict) and isinstance(doc.get("rows"), list) and all(is_row(r) for r in doc["rows"])
+
+
 def load_rows(path):
     """(case, backend, device) -> row, for every row of a report."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            doc = json.load(f)
-    except OSError as e:
-        raise ReportError(f"{path}: {e.strerror or e}") from None
-    except ValueError as e:
-        raise ReportError(f"{path}: not JSON: {e}") from None
-    rows = doc.get("rows") if isinstance(doc, dict) else None
-    if not isinstance(rows, list) or not all(is_row(r) for r in rows):
-        raise ReportError(f"{path}: not a khost report (it needs rows, each with case, backend, device "
-                          "and, if any, a time object)")
-    return {(r["case"], r["backend"], r["device"]): r for r in rows}
+    doc = read_report(path, is_report, "rows, each with case, backend, device and, if any, a time object")
+    return {(r["case"], r["backend"], r["device"]): r for r in doc["rows"]}
 
 
 def timed_rows(rows):

@@ -5,29 +5,21 @@ Usage: tools/perf-table.py REPORT.json [--device cuda|cpu]
 Exit status 2 when the report cannot be read or is not a khost report.
 """
 import argparse
-import json
 import sys
+
+from khost_report import ReportError, read_report
 
 ROW_KEYS = ("case", "params", "backend", "device", "status", "time")
 
 
-class ReportError(Exception):
-    pass
+def is_report(doc):
+    return (isinstance(doc, dict) and isinstance(doc.get("run"), dict) and isinstance(doc.get("rows"), list)
+            and all(isinstance(r, dict) and all(k in r for k in ROW_KEYS) and isinstance(r["time"], dict)
+                    for r in doc["rows"]))
 
 
 def load_report(path):
-    try:
-        with open(path, encoding="utf-8") as f:
-            doc = json.load(f)
-    except OSError as e:
-        raise ReportError(f"{path}: {e.strerror or e}") from None
-    except ValueError as e:
-        raise ReportError(f"{path}: not JSON: {e}") from None
-    if not (isinstance(doc, dict) and isinstance(doc.get("run"), dict) and isinstance(doc.get("rows"), list)
-            and all(isinstance(r, dict) and all(k in r for k in ROW_KEYS) and isinstance(r["time"], dict)
-                    for r in doc["rows"])):
-        raise ReportError(f"{path}: not a khost report (it needs run, and rows each with {', '.join(ROW_KEYS)})")
-    return doc
+    return read_report(path, is_report, f"run, and rows each with {', '.join(ROW_KEYS)}")
 
 
 def duration(seconds):
