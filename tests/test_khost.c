@@ -1021,8 +1021,8 @@ static void expect_oracle_failure(const char *oracle, const char *message, const
   char plugin[64];
   snprintf(plugin, sizeof plugin, "@%s.so", oracle);
   outcome o;
-  KHOST(&o, FAST, "--case", COPY_CASE, "--plugin", plugin, "--plugin", "@fault_free.so", "--reference", oracle,
-        "--backends", "fault_free");
+  KHOST(&o, FAST, "--case", COPY_CASE, "--plugin", plugin, "--plugin", "@fault_free.so", "--reference",
+        oracle, "--backends", "fault_free");
   cr_expect_eq(o.status, 1, "%s: exit %d; stderr:\n%s", oracle, o.status, o.err);
   expect_row(&o, COPY_CASE, "fault_free", "ERROR");
   cr_expect_not_null(strstr(o.out, message), "%s: no '%s' in stdout:\n%s", oracle, message, o.out);
