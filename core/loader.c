@@ -156,16 +156,17 @@ int khost__registry_add_file(khost__registry *reg, const char *path, khost__err 
   snprintf(slashed, sizeof slashed, "%s%s", strchr(p, '/') ? "" : "./", p);
   khost__load_stage stage = open_plugin(slashed, &handle, &desc, why, sizeof why);
   if (stage != KHOST__STAGE_COUNT) return khost__registry_add_failure(reg, p, stage, why, err);
+  int rc = KHOST__OK;
   const khost__plugin *same = khost__registry_find(reg, desc->name);
   if (same) {
     snprintf(why, sizeof why, "plugin name '%s' is already loaded from %s", desc->name, same->path);
-    dlclose(handle);
-    return khost__registry_add_failure(reg, p, KHOST__STAGE_DUPLICATE, why, err);
+    rc = khost__registry_add_failure(reg, p, KHOST__STAGE_DUPLICATE, why, err);
+    goto close;
   }
   khost__plugin *grown = realloc(reg->plugins, (size_t)(reg->nplugins + 1) * sizeof *grown);
   if (!grown) {
-    dlclose(handle);
-    return khost__errorf(err, KHOST__E_NOMEM, "out of memory loading %s", p);
+    rc = khost__errorf(err, KHOST__E_NOMEM, "out of memory loading %s", p);
+    goto close;
   }
   reg->plugins = grown;
   khost__plugin *slot = &reg->plugins[reg->nplugins++];
@@ -173,6 +174,9 @@ int khost__registry_add_file(khost__registry *reg, const char *path, khost__err 
   slot->handle = handle;
   slot->desc = desc;
   return KHOST__OK;
+close:
+  dlclose(handle);
+  return rc;
 }
 
 static int ends_with_so(const char *name)
