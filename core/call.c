@@ -144,14 +144,18 @@ static int check_outputs(khost__call *k, khost__check_stats *stats, khost__err *
   return KHOST__OK;
 }
 
+int khost__call_check_side_effects(khost__call *k, khost__err *err)
+{
+  int rc = k->workspace.base ? khost__buffer_check_guards(&k->workspace, "workspace", err) : KHOST__OK;
+  if (rc != KHOST__OK) return rc == KHOST__E_FAIL ? KHOST__CALL_GUARD : rc;
+  rc = khost__case_data_check_inputs(k->data, k->kernel->device_type, err);
+  return rc == KHOST__E_FAIL ? KHOST__CALL_MUTATED : rc;
+}
+
 int khost__call_check(khost__call *k, khost__check_stats *stats, khost__err *err)
 {
   int rc = check_outputs(k, stats, err);
-  if (rc == KHOST__OK && k->workspace.base &&
-      (rc = khost__buffer_check_guards(&k->workspace, "workspace", err)))
-    return rc == KHOST__E_FAIL ? KHOST__CALL_GUARD : rc;
-  if (rc == KHOST__OK) rc = khost__case_data_check_inputs(k->data, k->kernel->device_type, err);
-  return rc == KHOST__E_FAIL ? KHOST__CALL_MUTATED : rc;
+  return rc == KHOST__OK ? khost__call_check_side_effects(k, err) : rc;
 }
 
 void khost__call_free(khost__call *k)

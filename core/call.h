@@ -35,10 +35,14 @@ int khost__call_poison(khost__call *k, khost__err *err);
 int khost__call_run(khost__call *k);
 
 /* After a finished call: guards of outputs and inputs, input hashes, and the
- * outputs against d->ref. Fills stats; returns KHOST__OK, or KHOST__E_FAIL with
- * the reason (guard or mutation) in err. Mismatches alone are not an error:
- * the caller reads stats. */
+ * outputs against d->ref. Fills stats; returns KHOST__OK, KHOST__CALL_GUARD or
+ * KHOST__CALL_MUTATED with the reason in err, or another error of the host.
+ * Mismatches alone are not an error: the caller reads stats. */
 int khost__call_check(khost__call *k, khost__check_stats *stats, khost__err *err);
+
+/* What a finished call may have damaged besides its outputs: the workspace's
+ * guards (KHOST__CALL_GUARD) and the inputs (KHOST__CALL_MUTATED). */
+int khost__call_check_side_effects(khost__call *k, khost__err *err);
 
 /* Host copy of output t (nbytes of the output spec) into dst. */
 int khost__call_read_output(const khost__call *k, int t, void *dst, khost__err *err);

@@ -131,10 +131,15 @@ static int run_oracle(worker *w, khost__case_data *d, khost__err *err)
   }
   /* An oracle that changed its inputs would hand the backends other data than it
    * answered for (and the first CPU backend would be blamed for the change). */
-  if (rc == KHOST__OK && call.workspace.base)
-    rc = khost__buffer_check_guards(&call.workspace, "workspace", err);
-  if (rc == KHOST__OK && khost__case_data_check_inputs(d, KHOST_DEVICE_CPU, err) != KHOST__OK)
-    rc = khost__errorf(err, KHOST__E_FAIL, "the oracle modified its input: %.400s", err->msg);
+  int side = rc == KHOST__OK ? khost__call_check_side_effects(&call, err) : KHOST__OK;
+  if (side == KHOST__CALL_GUARD || side == KHOST__CALL_MUTATED) {
+    char why[sizeof err->msg];
+    snprintf(why, sizeof why, "%s", err->msg);
+    rc = khost__errorf(err, KHOST__E_FAIL, "the oracle %s: %.400s",
+                       side == KHOST__CALL_MUTATED ? "modified its input" : "wrote out of bounds", why);
+  } else if (side != KHOST__OK) {
+    rc = side;
+  }
   khost__call_free(&call);
   return rc;
 }

@@ -5,7 +5,6 @@
 # the device tool's 64 MiB. Usage: tools/gpu-stage.sh [BUILD_DIR]   then carry "stage".
 set -euo pipefail
 build=${1:-build}
-[ -x "$build/khost" ] || { echo "gpu-stage: $build is not a khost build folder (no $build/khost)" >&2; exit 2; }
 dest=stage/$(basename "$build")
 bash "$(dirname "$0")/carry-libs.sh" "$build" >/dev/null
 rm -rf "$dest"
