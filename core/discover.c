@@ -17,7 +17,7 @@ static int add_exe_dir(khost__registry *reg, khost__err *err)
   char *slash = strrchr(exe, '/');
   if (!slash) return KHOST__OK;
   strcpy(slash, "/plugins");
-  return khost__registry_add_dir(reg, exe, err);
+  return khost__registry_search_dir(reg, exe, err);
 }
 
 static int add_path_list(khost__registry *reg, const char *list, khost__err *err)
@@ -28,7 +28,7 @@ static int add_path_list(khost__registry *reg, const char *list, khost__err *err
   char *save = NULL;
   for (char *dir = copy ? strtok_r(copy, ":", &save) : NULL; dir && rc == KHOST__OK;
        dir = strtok_r(NULL, ":", &save))
-    rc = khost__registry_add_dir(reg, dir, err);
+    rc = khost__registry_search_dir(reg, dir, err);
   free(copy);
   return rc;
 }
@@ -44,7 +44,7 @@ int khost__discover(khost__registry *reg, const khost__options *o, khost__err *e
 {
   int rc = add_exe_dir(reg, err);
   if (rc == KHOST__OK) rc = add_path_list(reg, getenv("KHOST_PLUGIN_PATH"), err);
-  if (rc == KHOST__OK) rc = khost__registry_add_dir(reg, KHOST_PLUGIN_INSTALL_DIR, err);
+  if (rc == KHOST__OK) rc = khost__registry_search_dir(reg, KHOST_PLUGIN_INSTALL_DIR, err);
   for (int i = 0; i < o->nplugin_dirs && rc == KHOST__OK; i++)
     rc = add_named_dir(reg, o->plugin_dirs[i], err);
   for (int i = 0; i < o->nplugin_files && rc == KHOST__OK; i++)
@@ -72,6 +72,8 @@ void khost__discover_list(FILE *out, const khost__registry *reg)
     if (d->description && *d->description) fprintf(out, "    %s\n", d->description);
     list_kernels(out, d);
   }
+  if (reg->nshadowed) fprintf(out, "shadowed, not loaded (%d):\n", reg->nshadowed);
+  for (int i = 0; i < reg->nshadowed; i++) fprintf(out, "  %s\n    %s\n", reg->shadowed[i].path, reg->shadowed[i].reason);
   fprintf(out, "load failures (%d):\n", reg->nfailures);
   for (int i = 0; i < reg->nfailures; i++)
     fprintf(out, "  %s\n    stage %s: %s\n", reg->failures[i].path,

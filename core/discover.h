@@ -1,7 +1,8 @@
 /* Where plugins are found, in order: <dir of the khost binary>/plugins, each
  * entry of $KHOST_PLUGIN_PATH, the installed plugin folder, then --plugin-dir
- * folders and --plugin files. The first plugin of a name wins; later ones are
- * recorded as duplicates. */
+ * folders and --plugin files. The first plugin of a name wins. A later one from
+ * a later search folder (the first three) is shadowed, as in PATH; any other
+ * is recorded as a duplicate failure. */
 #ifndef KHOST_DISCOVER_H
 #define KHOST_DISCOVER_H
 
@@ -14,7 +15,7 @@
 int khost__discover(khost__registry *reg, const khost__options *o, khost__err *err);
 
 /* Prints the --list report: plugins (name, version, language, path, ops and
- * devices) and every load failure with its stage. */
+ * devices), the shadowed ones and every load failure with its stage. */
 void khost__discover_list(FILE *out, const khost__registry *reg);
 
 #endif

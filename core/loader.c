@@ -17,17 +17,24 @@ const char *khost__load_stage_name(khost__load_stage stage)
   return stage < KHOST__STAGE_COUNT ? stage_names[stage] : "?";
 }
 
-int khost__registry_add_failure(khost__registry *reg, const char *path, khost__load_stage stage,
-                                const char *reason, khost__err *err)
+/* Appends to a failure list (the failures or the shadowed plugins). */
+static int append(khost__load_failure **list, int *n, const char *path, khost__load_stage stage,
+                  const char *reason, khost__err *err)
 {
-  khost__load_failure *grown = realloc(reg->failures, (size_t)(reg->nfailures + 1) * sizeof *grown);
+  khost__load_failure *grown = realloc(*list, (size_t)(*n + 1) * sizeof *grown);
   if (!grown) return khost__errorf(err, KHOST__E_NOMEM, "out of memory recording a plugin failure");
-  reg->failures = grown;
-  khost__load_failure *f = &reg->failures[reg->nfailures++];
+  *list = grown;
+  khost__load_failure *f = &grown[(*n)++];
   snprintf(f->path, sizeof f->path, "%s", path);
   f->stage = stage;
   snprintf(f->reason, sizeof f->reason, "%s", reason);
   return KHOST__OK;
+}
+
+int khost__registry_add_failure(khost__registry *reg, const char *path, khost__load_stage stage,
+                                const char *reason, khost__err *err)
+{
+  return append(&reg->failures, &reg->nfailures, path, stage, reason, err);
 }
 
 /* A field is readable when the struct, as the plugin compiled it, reaches past it. */
@@ -143,7 +150,8 @@ fail:
   return stage;
 }
 
-int khost__registry_add_file(khost__registry *reg, const char *path, khost__err *err)
+/* Loads one file found in search folder `folder` (0: named by the user). */
+static int add_file(khost__registry *reg, const char *path, int folder, khost__err *err)
 {
   char real[PATH_MAX];
   /* dlopen searches the library path for names without a slash; a plugin path never should. */
@@ -159,8 +167,11 @@ int khost__registry_add_file(khost__registry *reg, const char *path, khost__err 
   int rc = KHOST__OK;
   const khost__plugin *same = khost__registry_find(reg, desc->name);
   if (same) {
-    snprintf(why, sizeof why, "plugin name '%s' is already loaded from %s", desc->name, same->path);
-    rc = khost__registry_add_failure(reg, p, KHOST__STAGE_DUPLICATE, why, err);
+    int shadowed = folder > 0 && same->search_folder > 0 && same->search_folder < folder;
+    snprintf(why, sizeof why, "plugin name '%s' is already loaded from %s%s", desc->name, same->path,
+             shadowed ? ", an earlier search folder" : "");
+    rc = shadowed ? append(&reg->shadowed, &reg->nshadowed, p, KHOST__STAGE_DUPLICATE, why, err)
+                  : khost__registry_add_failure(reg, p, KHOST__STAGE_DUPLICATE, why, err);
     goto close;
   }
   khost__plugin *grown = realloc(reg->plugins, (size_t)(reg->nplugins + 1) * sizeof *grown);
@@ -173,6 +184,7 @@ int khost__registry_add_file(khost__registry *reg, const char *path, khost__err 
   snprintf(slot->path, sizeof slot->path, "%s", p);
   slot->handle = handle;
   slot->desc = desc;
+  slot->search_folder = folder;
   return KHOST__OK;
 close:
   dlclose(handle);
@@ -185,8 +197,13 @@ static int ends_with_so(const char *name)
   return n > 3 && !strcmp(name + n - 3, ".so");
 }
 
+int khost__registry_add_file(khost__registry *reg, const char *path, khost__err *err)
+{
+  return add_file(reg, path, 0, err);
+}
+
 /* Plugins in dir (and, when depth > 0, its subfolders), in name order. */
-static int scan(khost__registry *reg, const char *dir, int depth, khost__err *err)
+static int scan(khost__registry *reg, const char *dir, int depth, int folder, khost__err *err)
 {
   struct dirent **list = NULL;
   int rc = KHOST__OK;
@@ -199,9 +216,9 @@ static int scan(khost__registry *reg, const char *dir, int depth, khost__err *er
     if (name[0] == '.' || snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path) continue;
     if (stat(path, &st) != 0) continue;
     if (S_ISDIR(st.st_mode) && depth > 0)
-      rc = scan(reg, path, depth - 1, err);
+      rc = scan(reg, path, depth - 1, folder, err);
     else if (S_ISREG(st.st_mode) && ends_with_so(name))
-      rc = khost__registry_add_file(reg, path, err);
+      rc = add_file(reg, path, folder, err);
   }
   for (int i = 0; i < n; i++) free(list[i]);
   free(list);
@@ -210,7 +227,12 @@ static int scan(khost__registry *reg, const char *dir, int depth, khost__err *er
 
 int khost__registry_add_dir(khost__registry *reg, const char *dir, khost__err *err)
 {
-  return scan(reg, dir, 1, err);
+  return scan(reg, dir, 1, 0, err);
+}
+
+int khost__registry_search_dir(khost__registry *reg, const char *dir, khost__err *err)
+{
+  return scan(reg, dir, 1, ++reg->nsearch_folders, err);
 }
 
 const khost_kernel *khost__plugin_kernel(const khost__plugin *p, const char *op, int device_type)
@@ -259,5 +281,6 @@ void khost__registry_free(khost__registry *reg)
   for (int i = reg->nplugins - 1; i >= 0; i--) dlclose(reg->plugins[i].handle);
   free(reg->plugins);
   free(reg->failures);
+  free(reg->shadowed);
   memset(reg, 0, sizeof *reg);
 }

@@ -28,6 +28,7 @@ typedef struct khost__plugin {
   char path[4096];
   void *handle;
   const khost_plugin *desc;
+  int search_folder; /* 1, 2, ... in search order when found by khost__registry_search_dir; 0 when named */
 } khost__plugin;
 
 /* A plugin that did not load. Plain value. */
@@ -37,12 +38,17 @@ typedef struct khost__load_failure {
   char reason[5120];
 } khost__load_failure;
 
-/* All plugins found so far and every failure. Owns the libraries it opened. */
+/* All plugins found so far, every failure, and the plugins that a plugin of the
+ * same name from an earlier search folder shadows (stage DUPLICATE, not
+ * failures). Owns the libraries it opened. */
 typedef struct khost__registry {
   int nplugins;
   khost__plugin *plugins;
   int nfailures;
   khost__load_failure *failures;
+  int nshadowed;
+  khost__load_failure *shadowed;
+  int nsearch_folders; /* search folders scanned so far */
 } khost__registry;
 
 /* Name of a stage as shown to users ("dlopen", "symbol", ...). Static string. */
@@ -55,6 +61,12 @@ int khost__registry_add_file(khost__registry *reg, const char *path, khost__err 
 /* Loads every *.so in dir and in its direct subfolders, in name order. A
  * missing dir is not an error (discovery paths are optional). */
 int khost__registry_add_dir(khost__registry *reg, const char *dir, khost__err *err);
+
+/* As khost__registry_add_dir, for the next folder of a search path (as PATH): a
+ * plugin whose name is already loaded from an earlier search folder is
+ * shadowed, not a failure, so that a build's own plugins take precedence over
+ * an installed copy. Two of a name in one folder stay a duplicate failure. */
+int khost__registry_search_dir(khost__registry *reg, const char *dir, khost__err *err);
 
 /* Records a failure of the plugin at path (copied). 0 or KHOST__E_NOMEM. */
 int khost__registry_add_failure(khost__registry *reg, const char *path, khost__load_stage stage,

@@ -864,6 +864,40 @@ Test(loading, a_plugin_dir_that_is_not_a_folder_exits_2)
   free(missing);
 }
 
+/* An installed (or any later search folder's) copy of a plugin the build already
+ * has is shadowed, as in PATH: listed, not a load failure, so --strict still
+ * passes and the build's own copy runs. */
+Test(loading, a_later_search_folder_copy_of_a_plugin_is_shadowed_not_a_failure)
+{
+  char *dir = scratch_path("installed"), to[4200], real_to[4096], *entry = NULL;
+  cr_assert_eq(mkdir(dir, 0755), 0, "mkdir %s: %s", dir, strerror(errno));
+  snprintf(to, sizeof to, "%s/reference.so", dir);
+  copy_file(env("KHOST_REFERENCE_PLUGIN"), to);
+  cr_assert_not_null(realpath(to, real_to));
+  cr_assert(asprintf(&entry, "KHOST_PLUGIN_PATH=%s", dir) >= 0);
+  const char *envs[] = {entry, NULL};
+  outcome o;
+  KHOST_ENV(&o, envs, "--list", "--strict");
+  cr_expect_eq(o.status, 0, "exit %d; stdout:\n%s\nstderr:\n%s", o.status, o.out, o.err);
+  const char *shadowed = strstr(o.out, "shadowed, not loaded (1):");
+  cr_expect(shadowed && strstr(shadowed, real_to) && strstr(shadowed, "an earlier search folder"), "stdout:\n%s",
+            o.out);
+  cr_expect_not_null(strstr(o.out, "load failures (0)"), "stdout:\n%s", o.out);
+  free_outcome(&o);
+  /* Named explicitly, the same copy is a conflict the user must see. */
+  KHOST(&o, "--list", "--strict", "--plugin", to);
+  cr_expect_eq(o.status, 2, "exit %d; stdout:\n%s", o.status, o.out);
+  cr_expect_not_null(strstr(o.out, "stage duplicate"), "stdout:\n%s", o.out);
+  free_outcome(&o);
+  KHOST_ENV(&o, envs, FAST, "--case", COPY_CASE, "--strict");
+  cr_expect_eq(o.status, 0, "exit %d; stderr:\n%s", o.status, o.err);
+  expect_row(&o, COPY_CASE, "reference", "PASS");
+  cr_expect_null(strstr(o.err, real_to), "the shadowed copy is not a warning:\n%s", o.err);
+  free_outcome(&o);
+  free(entry);
+  free(dir);
+}
+
 Test(loading, khost_plugin_path_folders_are_searched)
 {
   char *dir = drop_folder(), *entry = NULL;

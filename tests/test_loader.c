@@ -1,8 +1,11 @@
 /* The loader: every failure stage, recorded with its reason, and the good path. */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "loader.h"
 
@@ -82,6 +85,74 @@ Test(loader, a_second_plugin_of_the_same_name_is_a_duplicate)
   cr_assert_eq(reg.nfailures, 1);
   cr_expect_eq(reg.failures[0].stage, KHOST__STAGE_DUPLICATE);
   cr_expect(strstr(reg.failures[0].reason, "already loaded from"));
+  khost__registry_free(&reg);
+}
+
+/* Folders a and b under a fresh temporary folder, with a/good.so and b/twin.so
+ * linked to the two fixtures named fixture_good. Removed by remove_twin_folders. */
+static void make_twin_folders(char root[64], char a[96], char b[96])
+{
+  snprintf(root, 64, "/tmp/khost-test-loader-XXXXXX");
+  cr_assert_not_null(mkdtemp(root), "mkdtemp: %s", strerror(errno));
+  const char *const sub[2] = {"a", "b"}, *const file[2] = {"good.so", "good_twin.so"},
+                    *const link[2] = {"good.so", "twin.so"};
+  char *const folder[2] = {a, b};
+  for (int i = 0; i < 2; i++) {
+    char at[160], target[4096];
+    snprintf(folder[i], 96, "%s/%s", root, sub[i]);
+    cr_assert_eq(mkdir(folder[i], 0755), 0, "mkdir %s: %s", folder[i], strerror(errno));
+    snprintf(target, sizeof target, "%s", fixture(file[i]));
+    snprintf(at, sizeof at, "%s/%s", folder[i], link[i]);
+    cr_assert_eq(symlink(target, at), 0, "symlink %s: %s", at, strerror(errno));
+  }
+}
+
+static void remove_twin_folders(const char *root, const char *a, const char *b)
+{
+  char path[160];
+  snprintf(path, sizeof path, "%s/good.so", a);
+  unlink(path);
+  snprintf(path, sizeof path, "%s/twin.so", b);
+  unlink(path);
+  rmdir(a);
+  rmdir(b);
+  rmdir(root);
+}
+
+Test(loader, a_plugin_of_a_name_from_an_earlier_search_folder_shadows_a_later_one)
+{
+  char root[64], a[96], b[96];
+  make_twin_folders(root, a, b);
+  khost__registry reg = {0};
+  khost__err err;
+  cr_assert_eq(khost__registry_search_dir(&reg, a, &err), KHOST__OK, "%s", err.msg);
+  cr_assert_eq(khost__registry_search_dir(&reg, b, &err), KHOST__OK, "%s", err.msg);
+  cr_expect_eq(reg.nplugins, 1);
+  cr_expect_eq(reg.nfailures, 0, "a shadowed plugin is not a failure");
+  cr_assert_eq(reg.nshadowed, 1);
+  cr_expect(strstr(reg.shadowed[0].path, "good_twin.so"), "%s", reg.shadowed[0].path);
+  cr_expect(strstr(reg.shadowed[0].reason, "an earlier search folder"), "%s", reg.shadowed[0].reason);
+  khost__registry_free(&reg);
+  cr_expect_eq(reg.nshadowed, 0);
+  /* Named folders and files are the user's own choice: a clash there is a failure. */
+  cr_assert_eq(khost__registry_search_dir(&reg, a, &err), KHOST__OK, "%s", err.msg);
+  cr_assert_eq(khost__registry_add_dir(&reg, b, &err), KHOST__OK, "%s", err.msg);
+  cr_expect_eq(reg.nshadowed, 0);
+  cr_assert_eq(reg.nfailures, 1);
+  cr_expect_eq(reg.failures[0].stage, KHOST__STAGE_DUPLICATE);
+  khost__registry_free(&reg);
+  remove_twin_folders(root, a, b);
+}
+
+Test(loader, two_plugins_of_a_name_in_one_search_folder_are_a_duplicate)
+{
+  khost__registry reg = {0};
+  khost__err err;
+  cr_assert_eq(khost__registry_search_dir(&reg, getenv("KHOST_FIXTURE_DIR"), &err), KHOST__OK, "%s", err.msg);
+  cr_expect_eq(reg.nshadowed, 0);
+  int duplicates = 0;
+  for (int i = 0; i < reg.nfailures; i++) duplicates += reg.failures[i].stage == KHOST__STAGE_DUPLICATE;
+  cr_expect_eq(duplicates, 1, "good_twin.so clashes with good.so");
   khost__registry_free(&reg);
 }
 
