@@ -75,13 +75,15 @@ double khost__sorted_median(double *values, int n)
   return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
-/* The median of the known clocks (0 when none is known). */
-static double median_clock(const khost__samples *s, double *scratch)
+/* The median and the lowest of the known clocks (0 when none is known). */
+static void summarize_clocks(const khost__samples *s, double *scratch, khost__timing *t)
 {
   int known = 0;
   for (int i = 0; i < s->n; i++)
     if (s->sm_mhz[i] > 0) scratch[known++] = s->sm_mhz[i];
-  return known ? khost__sorted_median(scratch, known) : 0;
+  if (known == 0) return;
+  t->sm_mhz = khost__sorted_median(scratch, known);
+  t->sm_mhz_min = scratch[0];
 }
 
 int khost__samples_summarize(const khost__samples *s, khost__timing *t)
@@ -94,7 +96,7 @@ int khost__samples_summarize(const khost__samples *s, khost__timing *t)
     memset(t, 0, sizeof *t);
     return KHOST__E_NOMEM;
   }
-  t->sm_mhz = median_clock(s, sorted);
+  summarize_clocks(s, sorted, t);
   memcpy(sorted, s->v, (size_t)s->n * sizeof *sorted);
   t->samples = (uint32_t)s->n;
   t->median = khost__sorted_median(sorted, s->n);

@@ -38,8 +38,8 @@ double khost__samples_noise_pct(const khost__samples *s);
  * kept or discarded as throttled). */
 int khost__samples_done(const khost__samples *s, const khost__options *o);
 
-/* Median, mean, min, max, standard deviation, noise, the median SM clock and
- * the throttled count into t (zeroed first). 0, or KHOST__E_NOMEM (t then holds
+/* Median, mean, min, max, standard deviation, noise, the median and lowest SM
+ * clocks and the throttled count into t (zeroed first). 0, or KHOST__E_NOMEM (t then holds
  * no samples). */
 int khost__samples_summarize(const khost__samples *s, khost__timing *t);
 

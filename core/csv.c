@@ -10,6 +10,7 @@ static const char *const columns[] = {
     "rtol",     "count",  "mismatches",    "unwritten", "max_abs",     "max_rel",   "mean_abs", "samples",
     "median_s", "mean_s", "min_s",         "max_s",     "stddev_s",    "noise_pct", "flops",    "bytes",
     "gbps",     "tflops", "peak_fraction", "speedup",   "is_baseline", "variant",   "sm_mhz",   "throttled",
+    "sm_mhz_min",
 };
 
 typedef struct line {
@@ -125,6 +126,7 @@ int khost__csv_write_row(FILE *out, const khost__row *r, khost__err *err)
   TEXT(&l, r->variant);
   number(&l, r->time.sm_mhz, timed && r->time.sm_mhz > 0);
   integer(&l, r->time.throttled);
+  number(&l, r->time.sm_mhz_min, timed && r->time.sm_mhz_min > 0);
   return finish_line(out, err);
 }
 

@@ -42,6 +42,7 @@ typedef struct khost__timing {
   double noise;       /* relative standard error of the mean, in percent */
   double sm_mhz;      /* median SM clock of the kept samples; 0 when unknown (CPU) */
   uint32_t throttled; /* samples discarded for an SM clock under the --throttle floor */
+  double sm_mhz_min;  /* the lowest SM clock of the kept samples; 0 when unknown */
 } khost__timing;
 
 typedef struct khost__row {

@@ -42,8 +42,8 @@ Test(bench, summary_of_known_samples)
   khost__samples_free(&s);
 }
 
-/* The median clock is that of the samples whose clock is known (a CPU sample's is 0). */
-Test(bench, the_summary_carries_the_median_known_clock_and_the_throttled_count)
+/* The median and lowest clocks are those of the samples whose clock is known (a CPU sample's is 0). */
+Test(bench, the_summary_carries_the_median_and_lowest_known_clocks_and_the_throttled_count)
 {
   khost__samples s = {0};
   khost__err err;
@@ -54,6 +54,7 @@ Test(bench, the_summary_carries_the_median_known_clock_and_the_throttled_count)
   cr_assert_eq(khost__samples_summarize(&s, &t), KHOST__OK);
   cr_expect_eq(t.samples, 5);
   cr_expect_float_eq(t.sm_mhz, 1977.5, 1e-9, "median of 1700, 1975, 1980, 1990: %g", t.sm_mhz);
+  cr_expect_float_eq(t.sm_mhz_min, 1700, 1e-9, "the unknown clock (0) is not the lowest: %g", t.sm_mhz_min);
   cr_expect_eq(t.throttled, 3);
   cr_expect_float_eq(t.median, 3e-3, 1e-12, "the times are untouched by the clocks");
   khost__samples_free(&s);
@@ -67,6 +68,7 @@ Test(bench, without_known_clocks_the_summary_clock_is_zero)
   khost__timing t;
   cr_assert_eq(khost__samples_summarize(&s, &t), KHOST__OK);
   cr_expect_eq(t.sm_mhz, 0.0);
+  cr_expect_eq(t.sm_mhz_min, 0.0);
   khost__samples_free(&s);
 }
 

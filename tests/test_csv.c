@@ -58,6 +58,7 @@ static khost__row sample_row(void)
   r.time.median = 0.00125;
   r.time.sm_mhz = 1755;
   r.time.throttled = 2;
+  r.time.sm_mhz_min = 1740;
   r.bytes = 462;
   r.gbps = 0.0003696;
   r.speedup = 2.5;
@@ -148,6 +149,7 @@ Test(csv, header_names_every_field)
       {"variant", "reduce_rows<tpr=8,nv=8,words>"},
       {"sm_mhz", "1755"},
       {"throttled", "2"},
+      {"sm_mhz_min", "1740"},
   };
   for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++) {
     char value[600];
@@ -166,7 +168,7 @@ Test(csv, missing_values_are_empty_fields)
   row.speedup = 0;
   char *text = render(&row);
   const char *empty[] = {"max_abs", "median_s",      "noise_pct", "gbps",
-                         "tflops",  "peak_fraction", "speedup",   "sm_mhz"};
+                         "tflops",  "peak_fraction", "speedup",   "sm_mhz", "sm_mhz_min"};
   for (size_t i = 0; i < sizeof empty / sizeof empty[0]; i++) {
     char value[600];
     cr_expect_str_eq(value_of(text, empty[i], value, sizeof value), "", "%s", empty[i]);

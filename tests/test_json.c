@@ -153,6 +153,7 @@ Test(json, row_fields_round_trip)
   row.peak_fraction = 0.25;
   row.time.sm_mhz = 1980.5;
   row.time.throttled = 4;
+  row.time.sm_mhz_min = 1971;
   snprintf(row.message, sizeof row.message, "7 elements differ, \"quoted\"");
   snprintf(row.variant, sizeof row.variant, "gemv_rows<tpr=32,w=2>");
   append_ok(w, &row);
@@ -189,6 +190,7 @@ Test(json, row_fields_round_trip)
       {"time.stddev_s", 5e-7},
       {"time.noise_pct", 1.5},
       {"time.sm_mhz", 1980.5},
+      {"time.sm_mhz_min", 1971},
       {"flops", 131072},
       {"bytes", 24576},
       {"gbps", 12.288},
@@ -286,7 +288,7 @@ Test(json, untimed_row_has_null_times)
   append_ok(w, &row);
   json_t *doc = load();
   json_t *r = json_array_get(field(doc, "rows"), 0);
-  const char *nulls[] = {"time.median_s", "time.mean_s",   "time.noise_pct", "gbps",
+  const char *nulls[] = {"time.median_s", "time.mean_s",   "time.noise_pct", "time.sm_mhz_min", "gbps",
                          "tflops",        "peak_fraction", "check.max_abs",  "variant"};
   for (size_t i = 0; i < sizeof nulls / sizeof nulls[0]; i++)
     cr_expect(json_is_null(field(r, nulls[i])), "%s", nulls[i]);

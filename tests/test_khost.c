@@ -1587,10 +1587,13 @@ Test(clock, timed_cuda_rows_carry_the_measured_sm_clock_and_cpu_rows_none)
   free(json);
 }
 
-/* With the floor at the rated clock, samples fall under it: on an H200 the stamps
+/* With the floor at the rated clock, no kept sample may have run under it: each
+ * timed row's lowest kept clock is at or above the floor, and a row left with
+ * no sample is an ERROR that says why. That holds on any GPU. Whether samples
+ * are dropped at all is the hardware's doing: on an H100 and an H200 the stamps
  * of short kernels read 1971-1987 MHz around a 1980 MHz clock (docs/PERF.md run
- * Z, call 1), so the rule must drop some. Each timed row kept only samples at
- * or above the floor, and a row left with none is an ERROR that says why. */
+ * Z, call 1), so there some are; a GPU whose stamps never read low gets a
+ * warning that the dropping path went unexercised. */
 Test(clock, a_floor_at_the_rated_clock_keeps_only_samples_at_or_above_it)
 {
   char why[512];
@@ -1611,10 +1614,10 @@ Test(clock, a_floor_at_the_rated_clock_keeps_only_samples_at_or_above_it)
     json_int_t kept = json_integer_value(json_object_get(time, "samples"));
     json_int_t dropped = json_integer_value(json_object_get(time, "throttled"));
     all_dropped += dropped;
-    double mhz = json_number_value(json_object_get(time, "sm_mhz"));
+    double lowest = json_number_value(json_object_get(time, "sm_mhz_min"));
     if (kept > 0) {
-      cr_expect_geq(mhz, rated_mhz(doc), "%s: kept samples at %g MHz under the floor %g",
-                    json_text(row, "case"), mhz, rated_mhz(doc));
+      cr_expect_geq(lowest, rated_mhz(doc), "%s: a kept sample ran at %g MHz, under the floor %g",
+                    json_text(row, "case"), lowest, rated_mhz(doc));
       cr_expect_str_eq(json_text(row, "status"), "PASS");
     } else {
       cr_expect_str_eq(json_text(row, "status"), "ERROR");
@@ -1623,7 +1626,7 @@ Test(clock, a_floor_at_the_rated_clock_keeps_only_samples_at_or_above_it)
     }
   }
   cr_expect_eq(cuda_rows, 2, "one CUDA reference row per case:\n%s", o.out);
-  cr_expect_gt(all_dropped, 0, "no sample fell under the rated clock: the rule was not exercised");
+  if (all_dropped == 0) cr_log_warn("no sample fell under the rated clock: only the kept side was checked");
   json_decref(doc);
   free_outcome(&o);
   free(json);
