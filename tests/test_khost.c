@@ -1422,6 +1422,8 @@ Test(isolation, a_killed_khost_takes_its_worker_with_it)
   free(pid_file);
 }
 
+/* Suites that run khost on a GPU are named gpu_*: tools/gpu-check.sh runs them one
+ * test at a time, as parallel contexts would time-slice the GPU under timed kernels. */
 TestSuite(gpu_faults, .init = make_scratch, .fini = remove_scratch, .timeout = 180);
 
 /* The GPU-specific faults in one run, next to passing rows. Skips where there is no GPU. */
@@ -1549,7 +1551,7 @@ Test(gpu_modes, under_graph_timing_work_on_another_stream_is_still_an_error)
 
 /* ---------------------------------------------------------------- SM clock */
 
-TestSuite(clock, .init = make_scratch, .fini = remove_scratch, .timeout = 120);
+TestSuite(gpu_clock, .init = make_scratch, .fini = remove_scratch, .timeout = 120);
 
 /* The rated SM clock of the run's device (0 without one). */
 static double rated_mhz(json_t *doc)
@@ -1559,7 +1561,7 @@ static double rated_mhz(json_t *doc)
 
 /* A CPU row has no SM clock; a timed CUDA row has the one its samples measured:
  * at most the rated clock (plus the stamps' error), and far above zero. */
-Test(clock, timed_cuda_rows_carry_the_measured_sm_clock_and_cpu_rows_none)
+Test(gpu_clock, timed_cuda_rows_carry_the_measured_sm_clock_and_cpu_rows_none)
 {
   char *json = scratch_path("clock.json");
   outcome o;
@@ -1594,7 +1596,7 @@ Test(clock, timed_cuda_rows_carry_the_measured_sm_clock_and_cpu_rows_none)
  * of short kernels read 1971-1987 MHz around a 1980 MHz clock (docs/PERF.md run
  * Z, call 1), so there some are; a GPU whose stamps never read low gets a
  * warning that the dropping path went unexercised. */
-Test(clock, a_floor_at_the_rated_clock_keeps_only_samples_at_or_above_it)
+Test(gpu_clock, a_floor_at_the_rated_clock_keeps_only_samples_at_or_above_it)
 {
   char why[512];
   if (!khost__cuda_available(0, why, sizeof why)) SKIP_TEST("%s", why);
