@@ -67,7 +67,7 @@ static int cuda_status(cudaError_t e, const char *expr, const char *file, int li
   /* The runtime also keeps a failed call's error as its last error, which the
    * next capture would otherwise report again as the calls' fault. */
   if (!is_sticky(e)) (void)cudaGetLastError();
-  int code = e == cudaErrorMemoryAllocation ? KHOST__E_NOMEM : KHOST__E_FAIL;
+  int code = e == cudaErrorMemoryAllocation ? KHOST__E_NOMEM : KHOST__E_CUDA;
   const char *sticky = is_sticky(e) ? " (sticky error: this process can no longer use CUDA)" : "";
   return khost__errorf(err, code, "%s:%d: %s: %s: %s%s", file, line, expr, cudaGetErrorName(e),
                        cudaGetErrorString(e), sticky);

@@ -10,7 +10,7 @@
 
 static int unsupported(khost__err *err)
 {
-  return khost__errorf(err, KHOST__E_FAIL, WHY);
+  return khost__errorf(err, KHOST__E_CUDA, WHY);
 }
 
 int khost__cuda_available(int ordinal, char *why, size_t n)

@@ -11,7 +11,8 @@ enum {
   KHOST__E_FAIL = 1,   /* a result failed or a run-time operation failed */
   KHOST__E_CONFIG = 2, /* usage, suite or configuration error */
   KHOST__E_NOMEM = 3,
-  KHOST__E_IO = 4
+  KHOST__E_IO = 4,
+  KHOST__E_CUDA = 5 /* a CUDA runtime call failed: never a kernel's result, so never a FAIL */
 };
 
 /* A message buffer, owned by the caller, usually on its stack. */

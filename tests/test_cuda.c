@@ -49,6 +49,18 @@ Test(available, an_unavailable_device_comes_with_a_reason)
   cr_assert_gt(strlen(why), strlen(PREFIX_NO_DEVICE) + 2, "the reason names the runtime's error: '%s'", why);
 }
 
+/* A runtime failure is E_CUDA, which the checker can never take for a kernel's
+ * wrong result (E_FAIL there means overwritten guards or a changed input). */
+Test(available, init_without_a_device_fails_as_a_cuda_error)
+{
+  char why[512] = "";
+  if (khost__cuda_available(0, why, sizeof why)) cr_skip("a device is available: init succeeds");
+  khost__err err = {""};
+  cr_assert_eq(khost__cuda_init(0, &info, &err), KHOST__E_CUDA, "%s", err.msg);
+  cr_assert(strstr(err.msg, "cuda.c:"), "the message names the failing call: %s", err.msg);
+  khost__cuda_shutdown();
+}
+
 Test(available, an_ordinal_past_the_last_device_is_unavailable)
 {
   char why[512] = "";
@@ -118,6 +130,15 @@ Test(gpu, a_failed_allocation_names_the_call_and_the_error)
   cr_assert(strstr(err.msg, "cuda.c:") && strstr(err.msg, "cudaMalloc(") &&
                 strstr(err.msg, "cudaErrorMemoryAllocation"),
             "%s", err.msg);
+}
+
+Test(gpu, a_failed_copy_is_a_cuda_error)
+{
+  unsigned char back[16];
+  khost__err err = {""};
+  need_device();
+  cr_assert_eq(khost__cuda_download(back, NULL, sizeof back, &err), KHOST__E_CUDA, "%s", err.msg);
+  cr_assert(strstr(err.msg, "cuda.c:") && strstr(err.msg, "cudaMemcpy"), "%s", err.msg);
 }
 
 Test(gpu, a_reported_error_is_not_reported_again_by_the_next_sync)

@@ -116,7 +116,7 @@ Test(cuda_none, every_fallible_entry_fails_with_the_reason)
   };
   for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++) {
     khost__err err = {""};
-    cr_assert_eq(entries[i].fn(&err), KHOST__E_FAIL, "%s", entries[i].name);
+    cr_assert_eq(entries[i].fn(&err), KHOST__E_CUDA, "%s", entries[i].name);
     cr_assert_str_eq(err.msg, WHY, "%s", entries[i].name);
   }
   cr_assert_null(khost__cuda_stream());
