@@ -6,11 +6,11 @@
 
 /* Column names, in the order khost__csv_write_row writes the fields. */
 static const char *const columns[] = {
-    "case",     "op",     "params",        "backend",   "device",      "status",    "message",  "atol",
-    "rtol",     "count",  "mismatches",    "unwritten", "max_abs",     "max_rel",   "mean_abs", "samples",
-    "median_s", "mean_s", "min_s",         "max_s",     "stddev_s",    "noise_pct", "flops",    "bytes",
-    "gbps",     "tflops", "peak_fraction", "speedup",   "is_baseline", "variant",   "sm_mhz",   "throttled",
-    "sm_mhz_min",
+    "case",        "op",      "params",   "backend",    "device",     "status",        "message",
+    "atol",        "rtol",    "count",    "mismatches", "unwritten",  "max_abs",       "max_rel",
+    "mean_abs",    "samples", "median_s", "mean_s",     "min_s",      "max_s",         "stddev_s",
+    "noise_pct",   "flops",   "bytes",    "gbps",       "tflops",     "peak_fraction", "speedup",
+    "is_baseline", "variant", "sm_mhz",   "throttled",  "sm_mhz_min",
 };
 
 typedef struct line {

@@ -73,7 +73,8 @@ void khost__discover_list(FILE *out, const khost__registry *reg)
     list_kernels(out, d);
   }
   if (reg->nshadowed) fprintf(out, "shadowed, not loaded (%d):\n", reg->nshadowed);
-  for (int i = 0; i < reg->nshadowed; i++) fprintf(out, "  %s\n    %s\n", reg->shadowed[i].path, reg->shadowed[i].reason);
+  for (int i = 0; i < reg->nshadowed; i++)
+    fprintf(out, "  %s\n    %s\n", reg->shadowed[i].path, reg->shadowed[i].reason);
   fprintf(out, "load failures (%d):\n", reg->nfailures);
   for (int i = 0; i < reg->nfailures; i++)
     fprintf(out, "  %s\n    stage %s: %s\n", reg->failures[i].path,

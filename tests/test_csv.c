@@ -167,8 +167,8 @@ Test(csv, missing_values_are_empty_fields)
   row.time.samples = 0;
   row.speedup = 0;
   char *text = render(&row);
-  const char *empty[] = {"max_abs", "median_s",      "noise_pct", "gbps",
-                         "tflops",  "peak_fraction", "speedup",   "sm_mhz", "sm_mhz_min"};
+  const char *empty[] = {"max_abs",       "median_s", "noise_pct", "gbps",      "tflops",
+                         "peak_fraction", "speedup",  "sm_mhz",    "sm_mhz_min"};
   for (size_t i = 0; i < sizeof empty / sizeof empty[0]; i++) {
     char value[600];
     cr_expect_str_eq(value_of(text, empty[i], value, sizeof value), "", "%s", empty[i]);

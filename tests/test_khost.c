@@ -880,8 +880,8 @@ Test(loading, a_later_search_folder_copy_of_a_plugin_is_shadowed_not_a_failure)
   KHOST_ENV(&o, envs, "--list", "--strict");
   cr_expect_eq(o.status, 0, "exit %d; stdout:\n%s\nstderr:\n%s", o.status, o.out, o.err);
   const char *shadowed = strstr(o.out, "shadowed, not loaded (1):");
-  cr_expect(shadowed && strstr(shadowed, real_to) && strstr(shadowed, "an earlier search folder"), "stdout:\n%s",
-            o.out);
+  cr_expect(shadowed && strstr(shadowed, real_to) && strstr(shadowed, "an earlier search folder"),
+            "stdout:\n%s", o.out);
   cr_expect_not_null(strstr(o.out, "load failures (0)"), "stdout:\n%s", o.out);
   free_outcome(&o);
   /* Named explicitly, the same copy is a conflict the user must see. */
