@@ -15,7 +15,8 @@
  *
  * Arithmetic is exact until the fp32 accumulation: e2m1 values doubled are the
  * integers 0, +-1, 2, 3, 4, 6, 8, 12; a block of 16 products sums to at most
- * 16 * 144 in magnitude, so dp4a on int8 lanes gives the exact block dot; the
+ * 16 * 144 in magnitude, so dp4a on int8 lanes gives the exact block dot (as
+ * two sums, over a's positive and its negative codes: dot_word); the
  * product of two e4m3 scales (and the 1/4 undoing the doubling) is exact in
  * fp16; one FFMA per block adds it to the row sum. The plain (row-contiguous)
  * scale layout is read: a row's scales are k/16 contiguous bytes, 2 per chunk;
@@ -55,8 +56,8 @@ struct lookup_tables {
 
 /* The low table halves in vector registers. Written as constants, ptxas keeps
  * them in uniform registers, which PRMT cannot read, and copies one into a
- * vector register before each of the 48 lookups of a step (45 of 355 loop
- * instructions). OR-ing in zero * threadIdx.x, with a zero ptxas cannot prove
+ * vector register before each lookup (45 of 355 loop instructions when it was
+ * measured, with 48 lookups a step). OR-ing in zero * threadIdx.x, with a zero ptxas cannot prove
  * (the sign bit of m > 0), makes them per-thread values that stay put. */
 __device__ __forceinline__ lookup_tables make_lookup_tables(int positive)
 {
@@ -90,10 +91,9 @@ __device__ __forceinline__ void negative_masks(uint32_t w, uint32_t *low, uint32
   *high = prmt(shifted, w, 0xFBEA);
 }
 
-/* 8 values of v, doubled, as two int8x4 words (codes 0-3, 4-7), and negated. */
+/* 8 values of v, doubled and signed, as two int8x4 words (codes 0-3, 4-7). */
 struct vector_word {
-  uint32_t plus[2];
-  uint32_t minus[2];
+  uint32_t values[2];
 };
 
 __device__ __forceinline__ vector_word decode_vector_word(uint32_t w, const lookup_tables &tables)
@@ -109,27 +109,31 @@ __device__ __forceinline__ vector_word decode_vector_word(uint32_t w, const look
   for (int h = 0; h < 2; h++) {
     uint32_t doubled = prmt(tables.doubled_lo, DOUBLED_HI, codes[h]);
     uint32_t negated = prmt(tables.negated_lo, NEGATED_HI, codes[h]);
-    out.plus[h] = select_bytes(negative[h], negated, doubled);
-    out.minus[h] = select_bytes(negative[h], doubled, negated);
+    out.values[h] = select_bytes(negative[h], negated, doubled);
   }
   return out;
 }
 
-/* dot + the 8 products of a's codes in w with v's matching values, each doubled
- * (so 4x the true products): a's magnitudes times v with a's sign applied. */
-__device__ __forceinline__ int dot_word(uint32_t w, const vector_word &v, const lookup_tables &tables,
-                                        int dot)
+/* A block's dot product split by a's signs: positive += the products of a's
+ * positive codes in w with v's matching values, negative += those of its
+ * negative codes' magnitudes (both doubled, so 4x the true products; the block
+ * dot is positive - negative). A code with its sign bit set puts prmt in sign
+ * mode, which replicates bit 7 of a table byte: 0, as every magnitude is below
+ * 0x80. So a lookup with w as the selector yields the positive codes'
+ * magnitudes (0 for the negative ones), and one with w's sign bits flipped the
+ * negative ones'. Against v and -v in one sum (run T) that needed -v decoded
+ * and kept; two sums need neither: 8 registers and 2 ALU instructions a word
+ * less, and 2 more dp4a (docs/PERF.md run AB). */
+__device__ __forceinline__ void dot_word(uint32_t w, const vector_word &v, const lookup_tables &tables,
+                                         int &positive, int &negative)
 {
-  uint32_t magnitude_codes = w & 0x77777777u;
-  uint32_t codes[2] = {magnitude_codes, magnitude_codes >> 16};
-  uint32_t negative[2];
-  negative_masks(w, &negative[0], &negative[1]);
+  uint32_t flipped = w ^ 0x88888888u;
+  uint32_t of_positive[2] = {w, w >> 16}, of_negative[2] = {flipped, flipped >> 16};
 #pragma unroll
   for (int h = 0; h < 2; h++) {
-    uint32_t magnitudes = prmt(tables.doubled_lo, DOUBLED_HI, codes[h]);
-    dot = __dp4a(int(magnitudes), int(select_bytes(negative[h], v.minus[h], v.plus[h])), dot);
+    positive = __dp4a(int(prmt(tables.doubled_lo, DOUBLED_HI, of_positive[h])), int(v.values[h]), positive);
+    negative = __dp4a(int(prmt(tables.doubled_lo, DOUBLED_HI, of_negative[h])), int(v.values[h]), negative);
   }
-  return dot;
 }
 
 /* The two e4m3 scales of a chunk (low byte: first block) as fp16, exact; NaN
@@ -177,8 +181,10 @@ __device__ __forceinline__ void accumulate_step(const step_loads &in, const look
   for (int r = 0; r < R; r++) {
     uint32_t aw[4];
     chunk_words(in.a[r], aw);
-    int block0 = dot_word(aw[1], v[1], tables, dot_word(aw[0], v[0], tables, 0));
-    int block1 = dot_word(aw[3], v[3], tables, dot_word(aw[2], v[2], tables, 0));
+    int positive[2] = {}, negative[2] = {};
+#pragma unroll
+    for (int q = 0; q < 4; q++) dot_word(aw[q], v[q], tables, positive[q / 2], negative[q / 2]);
+    int block0 = positive[0] - negative[0], block1 = positive[1] - negative[1];
     float2 scales = block_scales(scale_pair(in.sfa[r]), sv);
     row_sums[r] = fmaf(float(block0), scales.x, row_sums[r]);
     row_sums[r] = fmaf(float(block1), scales.y, row_sums[r]);
