@@ -11,10 +11,11 @@ four codes' magnitudes in an 8-byte table held in two registers; a code's sign b
 also prmt's "replicate the sign" selector bit, which then yields 0 because every table
 byte is below 0x80. So prmt over the word gives the magnitudes of the positive codes
 (negative ones 0), and prmt over the word with its sign bits flipped gives those of the
-negative codes: a group is 8 lookups and 8 dp4a against `v` and `-v`, which are decoded
-once per tile (signed bytes) and shared by the rows a thread holds. The group sum is
-exact in int32 (at most 16 * 144), and so is its product with the two scales in fp32;
-only the fp32 accumulation rounds.
+negative codes: a group is 8 lookups and 8 dp4a against `v`, into one sum for the positive
+and one for the negative codes, whose difference is the group's dot. `v` is decoded once per
+tile (signed bytes) and shared by the rows a thread holds. The group sum is exact in int32
+(at most 16 * 144), and so is its product with the two scales in fp32; only the fp32
+accumulation rounds.
 """
 import triton
 import triton.language as tl
@@ -48,22 +49,23 @@ def _signed(out, plus, minus):
             f"xor.b32 {out}, {out}, 0x80808080;\n")
 
 
-# v: one word ($9) -> $0..$3 the 16 values doubled, as signed bytes in the order the
-# lookups produce them, $4..$7 their negations, and $8 the low table. $10 is a zero the
-# compiler cannot prove (m >> 31): a table built from a uniform constant would sit in a
-# uniform register, which prmt cannot read, and be copied before every lookup.
-_DECODE_V = tl.constexpr("{\n.reg .b32 w<2>, x<2>, h<4>, p, n;\n" + _QUARTERS.replace("$IN", "$9") +
-                         f"and.b32 $8, w0, $10;\nor.b32 $8, $8, {TABLE_LO:#x};\n" +
-                         "".join(_lookup(f"{TABLE_LO:#x}", pos, neg) + _signed(f"${i}", "p", "n") +
-                                 _signed(f"${i + 4}", "n", "p")
+# v: one word ($5) -> $0..$3 the 16 values doubled, as signed bytes in the order the
+# lookups produce them, and $4 the low table. $6 is a zero the compiler cannot prove
+# (m >> 31): a table built from a uniform constant would sit in a uniform register,
+# which prmt cannot read, and be copied before every lookup.
+_DECODE_V = tl.constexpr("{\n.reg .b32 w<2>, x<2>, h<4>, p, n;\n" + _QUARTERS.replace("$IN", "$5") +
+                         f"and.b32 $4, w0, $6;\nor.b32 $4, $4, {TABLE_LO:#x};\n" +
+                         "".join(_lookup(f"{TABLE_LO:#x}", pos, neg) + _signed(f"${i}", "p", "n")
                                  for i, (pos, neg) in enumerate(_SELECTORS)) + "}")
 
-# One group: $0 = 4 * sum of the 16 products of a's word ($1) and v ($2..$9, table $10).
-_GROUP_DOT = tl.constexpr("{\n.reg .b32 w<2>, x<2>, h<4>, p, n;\n" + _QUARTERS.replace("$IN", "$1") +
-                          "mov.b32 $0, 0;\n" +
-                          "".join(_lookup("$10", pos, neg) + f"dp4a.u32.s32 $0, p, ${i + 2}, $0;\n"
-                                  f"dp4a.u32.s32 $0, n, ${i + 6}, $0;\n"
-                                  for i, (pos, neg) in enumerate(_SELECTORS)) + "}")
+# One group: $0 = 4 * sum of the 16 products of a's word ($1) and v ($2..$5, table $6),
+# as the positive codes' sum minus the negative codes' (both against v): -v is then
+# neither decoded nor kept (docs/PERF.md run AB).
+_GROUP_DOT = tl.constexpr("{\n.reg .b32 w<2>, x<2>, h<4>, p, n, neg;\n" + _QUARTERS.replace("$IN", "$1") +
+                          "mov.b32 $0, 0;\nmov.b32 neg, 0;\n" +
+                          "".join(_lookup("$6", pos, neg) + f"dp4a.u32.s32 $0, p, ${i + 2}, $0;\n"
+                                  f"dp4a.u32.s32 neg, n, ${i + 2}, neg;\n"
+                                  for i, (pos, neg) in enumerate(_SELECTORS)) + "sub.s32 $0, $0, neg;\n}")
 
 
 @triton.jit
@@ -73,12 +75,11 @@ def _e4m3_to_f32(x):
 
 @triton.jit
 def _tile_dot(acc, a, sa, v, sv, zero):
-    v0, v1, v2, v3, n0, n1, n2, n3, table = tl.inline_asm_elementwise(
-        _DECODE_V, "=r,=r,=r,=r,=r,=r,=r,=r,=r,l,r", [v, zero], dtype=(tl.int32, ) * 9, is_pure=True, pack=1)
+    v0, v1, v2, v3, table = tl.inline_asm_elementwise(
+        _DECODE_V, "=r,=r,=r,=r,=r,l,r", [v, zero], dtype=(tl.int32, ) * 5, is_pure=True, pack=1)
     dot = tl.inline_asm_elementwise(
-        _GROUP_DOT, "=r,l,r,r,r,r,r,r,r,r,r",
-        [a, v0[None, :], v1[None, :], v2[None, :], v3[None, :], n0[None, :], n1[None, :], n2[None, :],
-         n3[None, :], table[None, :]], dtype=tl.int32, is_pure=True, pack=1)
+        _GROUP_DOT, "=r,l,r,r,r,r,r", [a, v0[None, :], v1[None, :], v2[None, :], v3[None, :], table[None, :]],
+        dtype=tl.int32, is_pure=True, pack=1)
     # dot is 4x the sum (both operands doubled); a product of two e4m3 values is exact in fp32.
     scale = _e4m3_to_f32(sa) * (_e4m3_to_f32(sv) * 0.25)[None, :]
     return acc + dot.to(tl.float32) * scale
