@@ -119,7 +119,7 @@ class Ptx:
             r = (v[0] ^ v[1]) & MASK32
         elif op == "add.u32":
             r = (v[0] + v[1]) & MASK32
-        elif op == "sub.u32":
+        elif op in ("sub.u32", "sub.s32"):  # the same bits in two's complement
             r = (v[0] - v[1]) & MASK32
         elif op == "prmt.b32":
             r = _prmt(v[0], v[1], v[2])
