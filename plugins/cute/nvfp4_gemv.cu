@@ -8,7 +8,7 @@
  * TPR contiguous chunks of a row. Every lane decodes its chunk of v once and
  * reuses it for the 4 rows. A lane issues the 10 loads of a step (4 a chunks,
  * 4 scale pairs, 1 v chunk, 1 scale pair: 90 bytes) before using any. Blocks
- * are 4 warps: at 70 registers 7 fit an SM (28 warps). When rows are few and
+ * are 4 warps: at 64-66 registers 7 or 8 fit an SM (28-32 warps). When rows are few and
  * long (the grid's warps would not fill the GPU, rows of 8 steps or more), 2 or
  * 4 warps share a group's steps and add their sums in shared memory; so do 4
  * warps for each group of a grid's last, partial wave (plan()).
@@ -35,12 +35,13 @@ using cute::uint128_t;
 using khost__cute::load_no_allocate;
 
 using khost__cute::WARP;
-/* 4 warps a block: the 70 registers a thread needs fit 7 blocks (28 warps) on an
- * SM, where 8-warp blocks fit 3 (24 warps); 4 more warps in flight measured
- * +3 points of copy bandwidth on the large shapes (docs/CUTE.md). */
+/* 4 warps a block: at the 70 registers a thread then needed, 7 blocks (28 warps)
+ * fitted an SM where 8-warp blocks fitted 3 (24 warps); 4 more warps in flight
+ * measured +3 points of copy bandwidth on the large shapes (docs/CUTE.md). */
 constexpr int THREADS = 128;
-/* __launch_bounds__'s minimum: 6 blocks cap registers at 85, which leaves
- * ptxas the 70 it wants (a cap of 64, for 8 blocks, spilled and measured worse). */
+/* __launch_bounds__'s minimum: 6 blocks cap registers at 85, which leaves ptxas
+ * the 64-68 it wants (a cap of 64 for every kernel, 8 blocks, measured worse on
+ * the few-row shape: docs/CUTE.md, tuning log, sessions 4 and 18). */
 constexpr int MIN_BLOCKS = 6;
 constexpr int R = 4; /* rows per lane: one decode of a v chunk serves R rows */
 
@@ -393,8 +394,9 @@ int residency_of(const khost_input *in, residency *out)
  * W, warps per row group: 1, or 2 or 4 (a block's warps) while the grid's warps
  * still all fit on the GPU at once and each keeps a step or more. Few rows would
  * otherwise leave most warp slots empty (GPU MODE's m = 7168, k = 16384: 1792
- * groups for 3696 resident warps on an H200; with 2 warps a group, 73% of copy
- * instead of 63%; its m = 256, k = 7168: 64 groups, 5.2 us with 4 warps a group
+ * groups for 4224 resident warps on an H200, 3696 before run AB; with 2 warps a
+ * group, 73% of copy instead of 63%; its m = 256, k = 7168: 64 groups, 5.2 us
+ * with 4 warps a group
  * instead of 8.6, on an H100 and an H200: docs/PERF.md run W). Grids of more than
  * a wave keep one warp a group: split there, blocks of one or two steps measured
  * worse (docs/CUTE.md, tuning log).
