@@ -396,8 +396,8 @@ int residency_of(const khost_input *in, residency *out)
  * otherwise leave most warp slots empty (GPU MODE's m = 7168, k = 16384: 1792
  * groups for 4224 resident warps on an H200, 3696 before run AB; with 2 warps a
  * group, 73% of copy instead of 63%; its m = 256, k = 7168: 64 groups, 5.2 us
- * with 4 warps a group
- * instead of 8.6, on an H100 and an H200: docs/PERF.md run W). Grids of more than
+ * with 4 warps a group instead of 8.6, on an H100 and an H200: docs/PERF.md run
+ * W). Grids of more than
  * a wave keep one warp a group: split there, blocks of one or two steps measured
  * worse (docs/CUTE.md, tuning log).
  * head_blocks, for W = 1 over more than one wave: the blocks of the whole waves,
