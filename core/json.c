@@ -73,13 +73,12 @@ static json_t *check_json(const khost__check_stats *s)
 static json_t *time_json(const khost__timing *t)
 {
   int timed = t->samples > 0;
-  int clocked = timed && t->sm_mhz_min > 0;
   return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o}", "samples", (json_int_t)t->samples,
                    "median_s", measured(t->median, timed), "mean_s", measured(t->mean, timed), "min_s",
                    measured(t->min, timed), "max_s", measured(t->max, timed), "stddev_s",
                    timed ? number(t->stddev) : json_null(), "noise_pct",
                    timed ? number(t->noise) : json_null(), "sm_mhz", measured(t->sm_mhz, timed), "throttled",
-                   (json_int_t)t->throttled, "sm_mhz_min", clocked ? number(t->sm_mhz_min) : json_null());
+                   (json_int_t)t->throttled, "sm_mhz_min", measured(t->sm_mhz_min, timed));
 }
 
 static json_t *row_json(const khost__row *r)
