@@ -47,9 +47,20 @@ Test(gemv_rule, grids_of_96_rows_an_sm_or_more_take_the_one_warp_variant)
 
 Test(gemv_rule, a_smaller_grid_splits_only_where_memory_is_fast_for_the_sms)
 {
-  cr_assert_str_eq(choice(7168, 16384, 1, H200), SPLIT);
-  cr_assert_str_eq(choice(7168, 16384, 1, H100), TWO_WARPS);
-  cr_assert_str_eq(choice(7168, 16384, 1, H100_PCIE), TWO_WARPS);
+  cr_assert_str_eq(choice(384, 7168, 2, H200), SPLIT);
+  cr_assert_str_eq(choice(384, 7168, 2, H100), TWO_WARPS);
+  cr_assert_str_eq(choice(384, 7168, 2, H100_PCIE), TWO_WARPS);
+}
+
+Test(gemv_rule, the_split_only_while_its_grid_fits_one_wave)
+{
+  /* 8 split programs of 8 rows an SM: 8 * 132 * 8 / 2 rows. */
+  cr_assert_str_eq(choice(8 * 132 * 4, 16384, 1, H200), SPLIT);
+  cr_assert_str_eq(choice(8 * 132 * 4 + 16, 16384, 1, H200), TWO_WARPS);
+  cr_assert_str_eq(choice(8 * 66 * 4, 16384, 2, H200), SPLIT, "rows of all batches count");
+  cr_assert_str_eq(choice(8 * 66 * 4 + 16, 16384, 2, H200), TWO_WARPS, "rows of all batches count");
+  /* GPU MODE's 7168 x 16384: 1792 split programs for 1056 slots. */
+  cr_assert_str_eq(choice(7168, 16384, 1, H200), TWO_WARPS);
 }
 
 Test(gemv_rule, the_threshold_is_96_rows_per_sm)

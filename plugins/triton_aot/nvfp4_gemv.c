@@ -3,9 +3,9 @@
  * docs/TRITON_AOT.md): the first variant in manifest order whose grid nearly fills
  * the GPU, m / block_m * l >= FULL_GRID programs per multiprocessor; below that, for
  * long rows on a device whose memory is fast for its multiprocessors, the split
- * variant (k over a cluster of 2 programs of 8 rows: more bytes in flight), else
- * the last variant, whose 2 warps share each row's k and which runs every aligned
- * input. */
+ * variant (k over a cluster of 2 programs of 8 rows: more bytes in flight) while its
+ * grid fits in one wave, else the last variant, whose 2 warps share each row's k and
+ * which runs every aligned input. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -36,6 +36,13 @@
  * (docs/PERF.md run V). */
 #define SPLIT_GBPS_PER_SM 30
 #define SPLIT_MIN_K       6144
+/* The split's programs resident per multiprocessor: 96 registers, clusters of 2
+ * (Nsight Compute on an H200, docs/PERF.md run AA: at most 528 clusters at once on
+ * 132 SMs). A grid beyond one wave of them loses to the 2-warp variant, which fits
+ * 18 an SM at 56 registers: GPU MODE's 7168 x 16384 (13.6 split programs an SM) ran
+ * 68.1-68.4% of copy with it against 64.5-64.7% split on an H200, while its k = 7168
+ * test shapes (0.5 and 1.5 an SM) still ran 2-5% faster split (docs/PERF.md run AC). */
+#define SPLIT_WAVE 8
 
 /* A validated call. Pointers are the host's device memory, valid for the call. */
 typedef struct gemv_call {
@@ -66,7 +73,9 @@ static const char *cannot_run(const khost__triton_variant *v, const khost__trito
 static int preferred(const khost__triton_variant *v, const khost__triton_shape *s)
 {
   const khost__triton_device *d = &s->device;
-  if (is_split(v)) return d->sms > 0 && d->dram_gbps >= SPLIT_GBPS_PER_SM * d->sms && s->k >= SPLIT_MIN_K;
+  if (is_split(v))
+    return d->sms > 0 && d->dram_gbps >= SPLIT_GBPS_PER_SM * d->sms && s->k >= SPLIT_MIN_K &&
+           s->m / v->block_m * v->cluster * s->l <= SPLIT_WAVE * (int64_t)d->sms;
   return d->sms > 0 && s->m / v->block_m * s->l >= FULL_GRID * (int64_t)d->sms;
 }
 
