@@ -41,7 +41,7 @@
  * 132 SMs). A grid beyond one wave of them loses to the 2-warp variant, which fits
  * 18 an SM at 56 registers: GPU MODE's 7168 x 16384 (13.6 split programs an SM) ran
  * 68.1-68.4% of copy with it against 64.5-64.7% split on an H200, while its k = 7168
- * test shapes (0.5 and 1.5 an SM) still ran 2-5% faster split (docs/PERF.md run AC). */
+ * test shapes (0.5 and 1.5 an SM) still ran 1-7% faster split (docs/PERF.md run AC). */
 #define SPLIT_WAVE 8
 
 /* A validated call. Pointers are the host's device memory, valid for the call. */
