@@ -17,9 +17,10 @@ const char *khost__load_stage_name(khost__load_stage stage)
   return stage < KHOST__STAGE_COUNT ? stage_names[stage] : "?";
 }
 
-/* Appends to a failure list (the failures or the shadowed plugins). */
+/* Appends to a failure list (the failures, or the shadowed plugins with the
+ * path of the plugin that shadows them). */
 static int append(khost__load_failure **list, int *n, const char *path, khost__load_stage stage,
-                  const char *reason, khost__err *err)
+                  const char *reason, const char *shadowed_by, khost__err *err)
 {
   khost__load_failure *grown = realloc(*list, (size_t)(*n + 1) * sizeof *grown);
   if (!grown) return khost__errorf(err, KHOST__E_NOMEM, "out of memory recording a plugin failure");
@@ -28,13 +29,14 @@ static int append(khost__load_failure **list, int *n, const char *path, khost__l
   snprintf(f->path, sizeof f->path, "%s", path);
   f->stage = stage;
   snprintf(f->reason, sizeof f->reason, "%s", reason);
+  snprintf(f->shadowed_by, sizeof f->shadowed_by, "%s", shadowed_by);
   return KHOST__OK;
 }
 
 int khost__registry_add_failure(khost__registry *reg, const char *path, khost__load_stage stage,
                                 const char *reason, khost__err *err)
 {
-  return append(&reg->failures, &reg->nfailures, path, stage, reason, err);
+  return append(&reg->failures, &reg->nfailures, path, stage, reason, "", err);
 }
 
 /* A field is readable when the struct, as the plugin compiled it, reaches past it. */
@@ -170,7 +172,7 @@ static int add_file(khost__registry *reg, const char *path, int folder, khost__e
     int shadowed = folder > 0 && same->search_folder > 0 && same->search_folder < folder;
     snprintf(why, sizeof why, "plugin name '%s' is already loaded from %s%s", desc->name, same->path,
              shadowed ? ", an earlier search folder" : "");
-    rc = shadowed ? append(&reg->shadowed, &reg->nshadowed, p, KHOST__STAGE_DUPLICATE, why, err)
+    rc = shadowed ? append(&reg->shadowed, &reg->nshadowed, p, KHOST__STAGE_DUPLICATE, why, same->path, err)
                   : khost__registry_add_failure(reg, p, KHOST__STAGE_DUPLICATE, why, err);
     goto close;
   }

@@ -36,6 +36,9 @@ typedef struct khost__load_failure {
   char path[4096];
   khost__load_stage stage;
   char reason[5120];
+  /* A shadowed plugin's: the path of the plugin loaded in its place, so that the
+   * latter's init failure can name it; "" in the failures. */
+  char shadowed_by[4096];
 } khost__load_failure;
 
 /* All plugins found so far, every failure, and the plugins that a plugin of the
@@ -77,7 +80,9 @@ void khost__registry_remove(khost__registry *reg, int index);
 
 /* Calls every plugin's init() (and fini()) in a child process and moves those
  * that fail or crash to the failures with stage INIT. The parent stays free of
- * whatever init touches (a CUDA context must never exist before fork). */
+ * whatever init touches (a CUDA context must never exist before fork). A plugin
+ * that fails stays the one of its name, as in PATH, so its failure's reason
+ * ends by naming the copies it shadows: they are not tried in its place. */
 int khost__registry_probe_init(khost__registry *reg, khost__err *err);
 
 /* The plugin called name, or NULL. Borrowed pointer into reg. */

@@ -68,12 +68,29 @@ static int probe_from(probe_job *job, char (*why)[1024], khost__err *err, int *r
   return current >= 0 ? settled : job->reg->nplugins;
 }
 
+/* A shadowed copy is never tried in place of a plugin whose init failed: it
+ * would measure another build than the one the user built. Naming the copies
+ * in the reason is how the user learns that they exist. */
+static void name_shadowed(const khost__registry *reg, const char *path, char *reason, size_t size)
+{
+  size_t used = strlen(reason);
+  const char *lead = "; not tried in its place (the first copy found is the one run): ";
+  for (int i = 0; i < reg->nshadowed && used < size; i++) {
+    if (strcmp(reg->shadowed[i].shadowed_by, path)) continue;
+    used += (size_t)snprintf(reason + used, size - used, "%s%s", lead, reg->shadowed[i].path);
+    lead = ", ";
+  }
+}
+
 static int record_and_drop(khost__registry *reg, char (*why)[1024], khost__err *err)
 {
   /* Backwards, so that removing entry i does not shift the ones still to visit. */
   for (int i = reg->nplugins - 1; i >= 0; i--) {
     if (!why[i][0]) continue;
-    int rc = khost__registry_add_failure(reg, reg->plugins[i].path, KHOST__STAGE_INIT, why[i], err);
+    char reason[sizeof reg->failures[0].reason];
+    snprintf(reason, sizeof reason, "%s", why[i]);
+    name_shadowed(reg, reg->plugins[i].path, reason, sizeof reason);
+    int rc = khost__registry_add_failure(reg, reg->plugins[i].path, KHOST__STAGE_INIT, reason, err);
     if (rc != KHOST__OK) return rc;
     khost__registry_remove(reg, i);
   }

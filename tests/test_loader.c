@@ -88,14 +88,15 @@ Test(loader, a_second_plugin_of_the_same_name_is_a_duplicate)
   khost__registry_free(&reg);
 }
 
-/* Folders a and b under a fresh temporary folder, with a/good.so and b/twin.so
- * linked to the two fixtures named fixture_good. Removed by remove_twin_folders. */
-static void make_twin_folders(char root[64], char a[96], char b[96])
+/* Folders a and b under a fresh temporary folder, with a/first.so and b/twin.so
+ * linked to the fixtures first and twin, two plugins of one name. Removed by
+ * remove_twin_folders. */
+static void make_twin_folders(char root[64], char a[96], char b[96], const char *first, const char *twin)
 {
   snprintf(root, 64, "/tmp/khost-test-loader-XXXXXX");
   cr_assert_not_null(mkdtemp(root), "mkdtemp: %s", strerror(errno));
-  const char *const sub[2] = {"a", "b"}, *const file[2] = {"good.so", "good_twin.so"},
-                    *const link[2] = {"good.so", "twin.so"};
+  const char *const sub[2] = {"a", "b"}, *const file[2] = {first, twin},
+                    *const link[2] = {"first.so", "twin.so"};
   char *const folder[2] = {a, b};
   for (int i = 0; i < 2; i++) {
     char at[160], target[4096];
@@ -110,7 +111,7 @@ static void make_twin_folders(char root[64], char a[96], char b[96])
 static void remove_twin_folders(const char *root, const char *a, const char *b)
 {
   char path[160];
-  snprintf(path, sizeof path, "%s/good.so", a);
+  snprintf(path, sizeof path, "%s/first.so", a);
   unlink(path);
   snprintf(path, sizeof path, "%s/twin.so", b);
   unlink(path);
@@ -122,7 +123,7 @@ static void remove_twin_folders(const char *root, const char *a, const char *b)
 Test(loader, a_plugin_of_a_name_from_an_earlier_search_folder_shadows_a_later_one)
 {
   char root[64], a[96], b[96];
-  make_twin_folders(root, a, b);
+  make_twin_folders(root, a, b, "good.so", "good_twin.so");
   khost__registry reg = {0};
   khost__err err;
   cr_assert_eq(khost__registry_search_dir(&reg, a, &err), KHOST__OK, "%s", err.msg);
@@ -152,7 +153,7 @@ Test(loader, two_plugins_of_a_name_in_one_search_folder_are_a_duplicate)
   cr_expect_eq(reg.nshadowed, 0);
   int duplicates = 0;
   for (int i = 0; i < reg.nfailures; i++) duplicates += reg.failures[i].stage == KHOST__STAGE_DUPLICATE;
-  cr_expect_eq(duplicates, 1, "good_twin.so clashes with good.so");
+  cr_expect_eq(duplicates, 2, "good_twin.so clashes with good.so, init_fails_twin.so with init_fails.so");
   khost__registry_free(&reg);
 }
 
@@ -199,6 +200,52 @@ Test(loader, init_failures_and_crashes_are_probed_in_a_child)
 Test(loader, the_probe_goes_on_after_a_crash_with_the_plugins_left)
 {
   probe_init_fixtures((const char *const[]){"init_crashes.so", "init_fails.so", "good.so"});
+}
+
+/* The first copy found stays the one run even when its init fails (as in PATH),
+ * so its failure must name the copy that was not tried in its place. */
+Test(loader, an_init_failure_names_the_later_copy_it_shadows)
+{
+  char root[64], a[96], b[96], twin[4096];
+  make_twin_folders(root, a, b, "init_fails.so", "init_fails_twin.so");
+  cr_assert_not_null(realpath(fixture("init_fails_twin.so"), twin), "%s", strerror(errno));
+  khost__registry reg = {0};
+  khost__err err;
+  cr_assert_eq(khost__registry_search_dir(&reg, a, &err), KHOST__OK, "%s", err.msg);
+  cr_assert_eq(khost__registry_search_dir(&reg, b, &err), KHOST__OK, "%s", err.msg);
+  cr_assert_eq(reg.nshadowed, 1);
+  cr_assert_eq(khost__registry_probe_init(&reg, &err), KHOST__OK, "%s", err.msg);
+  cr_expect_null(khost__registry_find(&reg, "fixture_init_fails"), "the shadowed copy is not run instead");
+  cr_expect_eq(reg.nplugins, 0);
+  cr_assert_eq(reg.nfailures, 1);
+  cr_expect_eq(reg.failures[0].stage, KHOST__STAGE_INIT);
+  const char *reason = reg.failures[0].reason;
+  cr_expect(strstr(reason, "refuses on purpose"), "the init's own message is kept: %s", reason);
+  const char *clause = strstr(reason, "; not tried in its place (the first copy found is the one run): ");
+  cr_expect(clause && strstr(clause, twin), "reason '%s' does not name %s", reason, twin);
+  khost__registry_free(&reg);
+  remove_twin_folders(root, a, b);
+}
+
+/* Shadowed copies are matched to the plugin that shadows them, not by name or reason. */
+Test(loader, an_init_failure_that_shadows_nothing_names_no_copy)
+{
+  char root[64], a[96], b[96];
+  make_twin_folders(root, a, b, "good.so", "good_twin.so");
+  khost__registry reg = {0};
+  khost__err err;
+  cr_assert_eq(khost__registry_search_dir(&reg, a, &err), KHOST__OK, "%s", err.msg);
+  cr_assert_eq(khost__registry_search_dir(&reg, b, &err), KHOST__OK, "%s", err.msg);
+  load(&reg, "init_fails.so");
+  cr_assert_eq(reg.nshadowed, 1, "good_twin.so is shadowed by good.so");
+  cr_assert_eq(khost__registry_probe_init(&reg, &err), KHOST__OK, "%s", err.msg);
+  cr_expect_eq(reg.nplugins, 1);
+  cr_assert_eq(reg.nfailures, 1);
+  cr_expect_eq(reg.failures[0].stage, KHOST__STAGE_INIT);
+  cr_expect_null(strstr(reg.failures[0].reason, "not tried"), "%s", reg.failures[0].reason);
+  cr_expect_null(strstr(reg.failures[0].reason, "good_twin.so"), "%s", reg.failures[0].reason);
+  khost__registry_free(&reg);
+  remove_twin_folders(root, a, b);
 }
 
 Test(loader, a_directory_scan_loads_plugins_and_records_the_rest)
