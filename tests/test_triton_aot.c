@@ -167,39 +167,6 @@ Test(triton_aot, a_cluster_variant_without_its_workspace_is_refused_before_any_l
   cr_assert(strstr(c.error, "workspace"), "%s", c.error);
 }
 
-/* The split GEMV adds its slices' sums through the workspace: one float per row and
- * slice. A forced variant is chosen without asking the device, so this runs anywhere. */
-Test(triton_aot, the_split_gemv_asks_a_workspace_of_a_float_per_row_and_slice)
-{
-  const khost_kernel *k = kernel("nvfp4_gemv");
-  cr_assert_not_null(k->workspace_size);
-  hand_call c;
-  size_t bytes = 0;
-  gemv_call(&c, 7168, 16384, 2);
-  setenv("KHOST_TRITON_VARIANT", "gemv_split2_m8_k2048_w2", 1);
-  int status = k->workspace_size(&c.in, &bytes);
-  size_t split_bytes = bytes;
-  setenv("KHOST_TRITON_VARIANT", "gemv_m4_k1024_w1", 1);
-  int plain_status = k->workspace_size(&c.in, &bytes);
-  unsetenv("KHOST_TRITON_VARIANT");
-  cr_assert_eq(status, KHOST_STATUS_OK, "%s", c.error);
-  cr_assert_eq(split_bytes, (size_t)7168 * 2 * 2 * sizeof(float));
-  cr_assert_eq(plain_status, KHOST_STATUS_OK, "%s", c.error);
-  cr_assert_eq(bytes, 0);
-}
-
-/* Each slice must start on a 16-byte load: k / 16 a multiple of 4 for a split of 2. */
-Test(triton_aot, the_split_gemv_declines_a_k_that_does_not_split_evenly)
-{
-  hand_call c;
-  gemv_call(&c, 128, 2080, 1);
-  setenv("KHOST_TRITON_VARIANT", "gemv_split2_m8_k2048_w2", 1);
-  int status = kernel("nvfp4_gemv")->supports(&c.in);
-  unsetenv("KHOST_TRITON_VARIANT");
-  cr_assert_eq(status, KHOST_STATUS_UNSUPPORTED, "%s", c.error);
-  cr_assert(strstr(c.error, "twice the split"), "%s", c.error);
-}
-
 /* describe() names the variant the rule (or the override) picks, which needs no
  * device for the row-wise ops and for a forced GEMV variant. 16-bit rows one
  * 16384-element program would hold go to the next cluster shape. */

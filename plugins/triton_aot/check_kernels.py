@@ -351,22 +351,14 @@ def unpack_e2m1(packed):
 
 
 def gemv_shapes(variant):
-    """Full tiles and a partial one; a partial tile alone; exactly one full tile (for a
-    split variant: in each of its CLUSTER slices of k)."""
-    bm, bk, split = variant["constexprs"]["BLOCK_M"], variant["constexprs"]["BLOCK_K"], variant["cluster"]
-    if split == 1:
-        return ((bm * 2, 2 * bk + 64 * 3, 2), (bm, 64, 1), (bm, bk, 3))
-    return ((bm * 2, split * (bk + 96), 2), (bm, 32 * split, 1), (bm, bk * split, 3))
+    """Full tiles and a partial one; a partial tile alone; exactly one full tile."""
+    bm, bk = variant["constexprs"]["BLOCK_M"], variant["constexprs"]["BLOCK_K"]
+    return ((bm * 2, 2 * bk + 64 * 3, 2), (bm, 64, 1), (bm, bk, 3))
 
 
 def run_gemv(variant, m, k, l, *tensors):
     args = [Pointer(t, ty) for t, ty in zip(tensors, ("int64", "uint8", "int64", "uint8", "float16"))]
-    split = variant["cluster"]
-    if split == 1:
-        launch(variant, (m // variant["constexprs"]["BLOCK_M"], l), *args, m, k // 16)
-        return
-    launch_cluster(variant, (m // variant["constexprs"]["BLOCK_M"] * split, l), (*args, m, k // 16),
-                   l * m * split)
+    launch(variant, (m // variant["constexprs"]["BLOCK_M"], l), *args, m, k // 16)
 
 
 def check_gemv(variant, rng):

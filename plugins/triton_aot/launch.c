@@ -129,21 +129,12 @@ int khost__triton_check_workspace(const khost_input *in, const khost__triton_var
   return KHOST_STATUS_OK;
 }
 
-/* HBM moves data on both clock edges: bytes a second = 2 * clock * bus width / 8. */
 static CUresult read_facts(const khost__cu *cu, khost__triton_device *out)
 {
   CUdevice device;
-  int memory_khz = 0, bus_bits = 0;
-  struct {
-    CUdevice_attribute attribute;
-    int *value;
-  } asks[] = {{CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, &out->sms},
-              {CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, &memory_khz},
-              {CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, &bus_bits}};
   CUresult rc = cu->CtxGetDevice(&device);
-  for (size_t i = 0; rc == CUDA_SUCCESS && i < sizeof asks / sizeof asks[0]; i++)
-    rc = cu->DeviceGetAttribute(asks[i].value, asks[i].attribute, device);
-  out->dram_gbps = (int)((int64_t)memory_khz * bus_bits / 4000000);
+  if (rc == CUDA_SUCCESS)
+    rc = cu->DeviceGetAttribute(&out->sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device);
   return rc;
 }
 

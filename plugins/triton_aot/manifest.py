@@ -24,7 +24,7 @@ Entry fields:
               type of that size), e2m1
   aligned     True when the signature carries divisibility promises
   cluster     programs per cluster along the grid's x (1: none); the launcher launches
-              them as thread-block clusters (softmax_cluster, nvfp4_gemv_split)
+              them as thread-block clusters (softmax_cluster)
 """
 
 FLOAT_TYPES = ("fp16", "bf16", "fp32")
@@ -46,10 +46,10 @@ def _nvfp4_gemv():
     # ks = k/16 is even for every aligned k (k % 32 == 0); the ":2" promise gives each
     # thread 2 words of a row per 64 groups (one 16-byte load) and their 2 scale bytes.
     # In order (the rule is in nvfp4_gemv.c): for grids of 96 rows an SM or more, one warp
-    # holding 4 rows (64 registers: 32 programs an SM); for smaller grids of long rows on a
-    # device whose memory is fast for its SMs, 8 rows a program reading 2 tiles' worth of k
-    # (BLOCK_K 2048) per step, with k split over a cluster of 2 programs; else 4 rows a program
-    # whose 2 warps share each step's k (64 registers, one 16-byte load a row a thread).
+    # holding 4 rows (64 registers: 32 programs an SM); for grids of one wave or less of long
+    # rows, 4 rows a program whose 4 warps share each step's k (56 registers, 9 programs an SM);
+    # else 4 rows a program whose 2 warps share each step's k (56 registers, one 16-byte load a
+    # row a thread).
     signature = {"a": "*i64:16", "sfa": "*u8:16", "v": "*i64:16", "sfv": "*u8:16", "c": "*fp16:16",
                  "m": "i32:16", "ks": "i32:2"}
 
@@ -57,12 +57,7 @@ def _nvfp4_gemv():
         return _variant(f"gemv_m{bm}_k{bk}_w{w}", "nvfp4_gemv", "nvfp4_gemv.py", "nvfp4_gemv", signature,
                         {"BLOCK_M": bm, "BLOCK_K": bk}, w, "e2m1", True)
 
-    def split(bm, bk, w, sp):
-        return _variant(f"gemv_split{sp}_m{bm}_k{bk}_w{w}", "nvfp4_gemv", "nvfp4_gemv.py", "nvfp4_gemv_split",
-                        dict(signature, part="*fp32:16"), {"BLOCK_M": bm, "BLOCK_K": bk}, w, "e2m1",
-                        True, cluster=sp)
-
-    return [plain(4, 1024, 1), split(8, 2048, 2, 2), plain(4, 2048, 2)]
+    return [plain(4, 1024, 1), plain(4, 4096, 4), plain(4, 2048, 2)]
 
 
 def _copy_transpose():

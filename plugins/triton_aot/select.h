@@ -14,8 +14,7 @@
 
 /* The facts of the device a rule may read. Plain value; 0 where not asked. */
 typedef struct khost__triton_device {
-  int sms;       /* multiprocessors */
-  int dram_gbps; /* peak memory bandwidth, GB/s, from the memory clock and bus width */
+  int sms; /* multiprocessors */
 } khost__triton_device;
 
 /* What a rule looks at in one call. Plain value; dimensions an op lacks are 0. */

@@ -1,5 +1,5 @@
 """The thread-block cluster barrier, for kernels whose programs share one output across
-a cluster (softmax_cluster, nvfp4_gemv_split). The hardware schedules a cluster's
+a cluster (softmax_cluster). The hardware schedules a cluster's
 programs together, so the barrier never waits on a program that has not started."""
 import triton
 import triton.language as tl

@@ -20,7 +20,6 @@ accumulation rounds.
 import triton
 import triton.language as tl
 
-from cluster import cluster_sync
 
 # Doubled e2m1 magnitudes 0, 0.5, 1, 1.5 and 2, 3, 4, 6 as bytes: prmt's low and high table.
 TABLE_LO = 0x03020100
@@ -100,8 +99,8 @@ def _load_tile(a_rows, sfa_rows, v_base, sfv_base, g, end, GROUPS: tl.constexpr)
 
 
 @triton.jit
-def _row_sums(a, sfa, v, sfv, m, ks, batch, rows, start, end, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr):
-    """The sums of words start..end (start a multiple of 2) of the given rows of batch.
+def _row_sums(a, sfa, v, sfv, m, ks, batch, rows, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr):
+    """The sums of the given rows of batch.
     Registers double-buffer the stream: the next tile loads while this one is reduced
     (Triton's cp.async pipelining measured slower in docs/TRITON_AOT.md's rounds, under the
     old memset flush; not measured again since the loads lost their L2 hint)."""
@@ -112,10 +111,10 @@ def _row_sums(a, sfa, v, sfv, m, ks, batch, rows, start, end, BLOCK_M: tl.conste
     sfv_base = sfv + batch * ks
     zero = m >> 31
     acc = tl.zeros((BLOCK_M, GROUPS), dtype=tl.float32)
-    a_t, sa_t, v_t, sv_t = _load_tile(a_rows, sfa_rows, v_base, sfv_base, start, end, GROUPS)
-    # The last pass loads a tile wholly past end: all masked, no memory traffic.
-    for g in range(start + GROUPS, end + GROUPS, GROUPS):
-        a_n, sa_n, v_n, sv_n = _load_tile(a_rows, sfa_rows, v_base, sfv_base, g, end, GROUPS)
+    a_t, sa_t, v_t, sv_t = _load_tile(a_rows, sfa_rows, v_base, sfv_base, 0, ks, GROUPS)
+    # The last pass loads a tile wholly past the row: all masked, no memory traffic.
+    for g in range(GROUPS, ks + GROUPS, GROUPS):
+        a_n, sa_n, v_n, sv_n = _load_tile(a_rows, sfa_rows, v_base, sfv_base, g, ks, GROUPS)
         acc = _tile_dot(acc, a_t, sa_t, v_t, sv_t, zero)
         a_t, sa_t, v_t, sv_t = a_n, sa_n, v_n, sv_n
     return tl.sum(acc, axis=1)
@@ -127,33 +126,5 @@ def nvfp4_gemv(a, sfa, v, sfv, c, m, ks, BLOCK_M: tl.constexpr, BLOCK_K: tl.cons
     c [l][m] fp16. Grid (m / BLOCK_M, l); the launcher guarantees m % BLOCK_M == 0."""
     batch = tl.program_id(1).to(tl.int64)
     rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
-    sums = _row_sums(a, sfa, v, sfv, m, ks, batch, rows, 0, ks, BLOCK_M, BLOCK_K)
+    sums = _row_sums(a, sfa, v, sfv, m, ks, batch, rows, BLOCK_M, BLOCK_K)
     tl.store(c + batch * m + rows, sums.to(tl.float16))
-
-
-@triton.jit
-def nvfp4_gemv_split(a, sfa, v, sfv, c, m, ks, part, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr,
-                     CLUSTER: tl.constexpr):
-    """As nvfp4_gemv, with each row block's k split over a cluster of CLUSTER programs (set
-    by tools/triton_aot.py from the variant's cluster), for grids of too few row blocks to
-    fill the GPU. Grid (m / BLOCK_M * CLUSTER, l) in clusters of CLUSTER along x (the
-    launcher's job, with ks % (2 * CLUSTER) == 0): program p takes words piece * ks /
-    CLUSTER .. of row block p // CLUSTER, piece = p % CLUSTER. part [l][m /
-    BLOCK_M][CLUSTER][BLOCK_M] fp32 holds the slices' sums (each slot written before it
-    is read: no clearing); the first program adds them in piece order."""
-    pid = tl.program_id(0)
-    piece = pid % CLUSTER
-    block = pid // CLUSTER
-    batch = tl.program_id(1).to(tl.int64)
-    rows = block * BLOCK_M + tl.arange(0, BLOCK_M)
-    # Written as a multiple of 2 so that the compiler keeps 16-byte loads.
-    span = (ks // (2 * CLUSTER)) * 2
-    sums = _row_sums(a, sfa, v, sfv, m, ks, batch, rows, piece * span, piece * span + span, BLOCK_M, BLOCK_K)
-    slots = part + (batch * (m // BLOCK_M) + block) * (CLUSTER * BLOCK_M)
-    tl.store(slots + piece * BLOCK_M + tl.arange(0, BLOCK_M), sums)
-    after = cluster_sync(piece) - piece
-    if piece == 0:
-        # .cg: the peers' lines are read from L2, past this multiprocessor's L1.
-        peers = tl.load(slots + after + tl.arange(0, CLUSTER)[:, None] * BLOCK_M + tl.arange(0, BLOCK_M)[None, :],
-                        cache_modifier=".cg")
-        tl.store(c + batch * m + rows, tl.sum(peers, axis=0).to(tl.float16))
