@@ -26,11 +26,11 @@
  * copy) and ties it on an H100 (54.5 against 54.9; docs/PERF.md run V). */
 #define FULL_GRID 24
 /* The 4-warp variant's programs resident per multiprocessor (56 registers: 9 of 128
- * threads), and the rows from which each of its warps gets 3/4 of a tile or more. On an
- * H200 (docs/PERF.md run AD) it ran GPU MODE's k = 3072 to 7168 test shapes, 0.2 to 1.5
- * programs an SM, 4-22% faster than the 2-warp variant and the earlier split, which it
- * replaces; its k = 1536 shapes tied or lost 4%, and its 1216-program grid (1.02 waves)
- * 13%. */
+ * threads), and the shortest rows it takes, 3/4 of its 4096-element tile. It
+ * ran GPU MODE's k = 3072 to 7168 test shapes (0.2 to 1.9 programs an SM) in 4-18% less
+ * time than the earlier rule's choice (the 2-warp variant, or a split of k over a
+ * cluster, which it replaces) on an H200, 5-23% on an H100; k = 1536 tied or took 5-6%
+ * longer, and a grid of 1216 programs (1.02 waves of it) 13% (docs/PERF.md run AD). */
 #define FOUR_WARP_WAVE  9
 #define FOUR_WARP_MIN_K 3072
 #define FOUR_WARPS      4
