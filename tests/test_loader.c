@@ -120,14 +120,22 @@ static void remove_twin_folders(const char *root, const char *a, const char *b)
   rmdir(root);
 }
 
+/* The twin folders, searched in order a, b into reg. */
+static void search_twin_folders(khost__registry *reg, char root[64], char a[96], char b[96],
+                                const char *first, const char *twin)
+{
+  khost__err err;
+  make_twin_folders(root, a, b, first, twin);
+  cr_assert_eq(khost__registry_search_dir(reg, a, &err), KHOST__OK, "%s", err.msg);
+  cr_assert_eq(khost__registry_search_dir(reg, b, &err), KHOST__OK, "%s", err.msg);
+}
+
 Test(loader, a_plugin_of_a_name_from_an_earlier_search_folder_shadows_a_later_one)
 {
   char root[64], a[96], b[96];
-  make_twin_folders(root, a, b, "good.so", "good_twin.so");
   khost__registry reg = {0};
   khost__err err;
-  cr_assert_eq(khost__registry_search_dir(&reg, a, &err), KHOST__OK, "%s", err.msg);
-  cr_assert_eq(khost__registry_search_dir(&reg, b, &err), KHOST__OK, "%s", err.msg);
+  search_twin_folders(&reg, root, a, b, "good.so", "good_twin.so");
   cr_expect_eq(reg.nplugins, 1);
   cr_expect_eq(reg.nfailures, 0, "a shadowed plugin is not a failure");
   cr_assert_eq(reg.nshadowed, 1);
@@ -207,12 +215,10 @@ Test(loader, the_probe_goes_on_after_a_crash_with_the_plugins_left)
 Test(loader, an_init_failure_names_the_later_copy_it_shadows)
 {
   char root[64], a[96], b[96], twin[4096];
-  make_twin_folders(root, a, b, "init_fails.so", "init_fails_twin.so");
-  cr_assert_not_null(realpath(fixture("init_fails_twin.so"), twin), "%s", strerror(errno));
   khost__registry reg = {0};
   khost__err err;
-  cr_assert_eq(khost__registry_search_dir(&reg, a, &err), KHOST__OK, "%s", err.msg);
-  cr_assert_eq(khost__registry_search_dir(&reg, b, &err), KHOST__OK, "%s", err.msg);
+  search_twin_folders(&reg, root, a, b, "init_fails.so", "init_fails_twin.so");
+  cr_assert_not_null(realpath(fixture("init_fails_twin.so"), twin), "%s", strerror(errno));
   cr_assert_eq(reg.nshadowed, 1);
   cr_assert_eq(khost__registry_probe_init(&reg, &err), KHOST__OK, "%s", err.msg);
   cr_expect_null(khost__registry_find(&reg, "fixture_init_fails"), "the shadowed copy is not run instead");
@@ -231,11 +237,9 @@ Test(loader, an_init_failure_names_the_later_copy_it_shadows)
 Test(loader, an_init_failure_that_shadows_nothing_names_no_copy)
 {
   char root[64], a[96], b[96];
-  make_twin_folders(root, a, b, "good.so", "good_twin.so");
   khost__registry reg = {0};
   khost__err err;
-  cr_assert_eq(khost__registry_search_dir(&reg, a, &err), KHOST__OK, "%s", err.msg);
-  cr_assert_eq(khost__registry_search_dir(&reg, b, &err), KHOST__OK, "%s", err.msg);
+  search_twin_folders(&reg, root, a, b, "good.so", "good_twin.so");
   load(&reg, "init_fails.so");
   cr_assert_eq(reg.nshadowed, 1, "good_twin.so is shadowed by good.so");
   cr_assert_eq(khost__registry_probe_init(&reg, &err), KHOST__OK, "%s", err.msg);
