@@ -7,7 +7,6 @@
  * k and which runs every aligned input. */
 #include <stdint.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "gemv_inputs.h"
 #include "input_checks.h"
@@ -25,8 +24,8 @@
  * 16384 rows 31: there it leads the 2-warp variant on an H200 (43.7 against 40.4% of
  * copy) and ties it on an H100 (54.5 against 54.9; docs/PERF.md run V). */
 #define FULL_GRID 24
-/* The 4-warp variant's programs resident per multiprocessor (56 registers: 9 of 128
- * threads), and the shortest rows it takes, 3/4 of its 4096-element tile. It
+/* The 4-warp variant's programs resident per multiprocessor (9 programs of 128 threads
+ * at 56 registers), and the shortest rows it takes, 3/4 of its 4096-element tile. It
  * ran GPU MODE's k = 3072 to 7168 test shapes (0.2 to 1.9 programs an SM) in 4-18% less
  * time than the earlier rule's choice (the 2-warp variant, or a split of k over a
  * cluster, which it replaces) on an H200, 5-23% on an H100; k = 1536 tied or took 5-6%
