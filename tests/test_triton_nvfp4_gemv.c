@@ -13,9 +13,9 @@
 static const khost__triton_device HOPPER = {.sms = 132};
 static const khost__triton_device H100_PCIE = {.sms = 114};
 
-#define ONE_WARP  "gemv_m4_k1024_w1"
+#define ONE_WARP   "gemv_m4_k1024_w1"
 #define FOUR_WARPS "gemv_m4_k4096_w4"
-#define TWO_WARPS "gemv_m4_k2048_w2"
+#define TWO_WARPS  "gemv_m4_k2048_w2"
 
 static void rule_alone(void)
 {
