@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Everything khost checks on a GPU machine, building nothing (build here, carry
-# build/ there): the test binaries, khost on the correctness and GPU MODE suites
-# with every plugin, and the fault plugins, each expected to be caught. Exits
+# build/ there): the test binaries, khost on the smoke, correctness and GPU MODE
+# suites with every plugin, and the fault plugins, each expected to be caught. Exits
 # non-zero on any unexpected result; prints a short summary last.
 # Usage: tools/gpu-check.sh [BUILD_DIR]    (gpu-check.log and the JSON reports go to $OUT or
 # /tmp/khost-gpu-check). Build here, then tools/gpu-stage.sh and carry stage/.
@@ -105,6 +105,7 @@ PY
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv 2>&1 | tee -a "$log"
 step tests 0 run_tests
 step list 0 "$build/khost" --list
+step smoke 0 "$build/khost" --suite smoke --json "$out/smoke.json"
 # Correctness needs no precise timing: a short budget per row keeps the whole suite quick.
 step correctness 0 "$build/khost" --suite correctness --max-time 0.1 --json "$out/correctness.json"
 step gpumode 0 "$build/khost" --suite gpumode_nvfp4 --json "$out/gpumode.json"
