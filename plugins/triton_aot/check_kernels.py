@@ -65,6 +65,30 @@ def _dp4a_u32_s32(a, b, c):
     return total.astype(np.int32).view(np.uint32).astype(np.uint64)
 
 
+def _f16(bits):
+    return (bits & np.uint64(0xFFFF)).astype(np.uint16).view(np.float16)
+
+
+def _f16_bits(values):
+    return values.astype(np.float16).view(np.uint16).astype(np.uint64)
+
+
+def _e4m3x2_to_f16x2(codes):
+    """cvt.rn.f16x2.e4m3x2: the low byte to the low half; every e4m3 value is an fp16 value."""
+    halves = [_f16_bits(e4m3_value((codes >> np.uint64(8 * i)) & np.uint64(0xFF))) for i in range(2)]
+    return halves[0] | (halves[1] << np.uint64(16))
+
+
+def _mul_f16x2(a, b):
+    """mul.rn.f16x2: each product of two fp16 values is exact in float64, so one rounding."""
+    out = np.zeros(np.broadcast_shapes(np.shape(a), np.shape(b)), np.uint64)
+    for i in range(2):
+        shift = np.uint64(16 * i)
+        x, y = _f16(a >> shift).astype(np.float64), _f16(b >> shift).astype(np.float64)
+        out |= _f16_bits(x * y) << shift
+    return out
+
+
 def _ex2_ftz(x):
     x = np.where(np.abs(x) < np.float32(2.0**-126), np.float32(0), x)
     r = np.exp2(x.astype(np.float64)).astype(np.float32)
@@ -101,9 +125,10 @@ class Ptx:
 
     def step(self, op, rest):
         split = re.match(r"\{\s*(\w+),\s*(\w+)\s*\},\s*(\S+)", rest.strip())
-        if op == "mov.b64" and split:
-            x = self.value(split.group(3))
-            self.regs[split.group(1)], self.regs[split.group(2)] = x & MASK32, x >> np.uint64(32)
+        if op in ("mov.b64", "mov.b32") and split:  # a register into its low and high halves
+            x, bits = self.value(split.group(3)), np.uint64(32 if op == "mov.b64" else 16)
+            low = x & ((np.uint64(1) << bits) - np.uint64(1))
+            self.regs[split.group(1)], self.regs[split.group(2)] = low, (x >> bits) & MASK32
             return
         dst, *src = [t.strip() for t in rest.split(",")]
         v = [self.value(s) for s in src]
@@ -125,6 +150,14 @@ class Ptx:
             r = _prmt(v[0], v[1], v[2])
         elif op == "dp4a.u32.s32":
             r = _dp4a_u32_s32(v[0], v[1], v[2])
+        elif op == "cvt.rn.f16x2.e4m3x2":
+            r = _e4m3x2_to_f16x2(v[0])
+        elif op == "mul.rn.f16x2":
+            r = _mul_f16x2(v[0], v[1])
+        elif op == "cvt.f32.f16":
+            r = _f32_bits(_f16(v[0]))
+        elif op == "cvt.rn.f32.s32":
+            r = _f32_bits((v[0] & MASK32).astype(np.uint32).view(np.int32))
         elif op == "ex2.approx.ftz.f32":
             r = _f32_bits(_ex2_ftz(_f32(v[0])))
         else:
@@ -133,12 +166,6 @@ class Ptx:
 
 
 _NP_OF_TL = {tl.int32: np.int32, tl.float32: np.float32, tl.int64: np.int64}
-
-
-def _to_bits(data):
-    if data.dtype.itemsize == 8:
-        return data.view(np.uint64)
-    return data.view(np.uint32).astype(np.uint64)
 
 
 def _from_bits(bits, ty):
@@ -157,15 +184,35 @@ class _AsmCall:
         return self.handles[i]
 
 
+def _packed_operands(bits, itemsize, pack):
+    """An input's operands for pack elements at a time (element j of each pack in column j):
+    one register of pack elements when they are narrower than 4 bytes, else one each."""
+    if itemsize >= 4:
+        return [bits[:, j] for j in range(pack)]
+    word = np.zeros(bits.shape[0], np.uint64)
+    for j in range(pack):
+        word |= bits[:, j] << np.uint64(8 * itemsize * j)
+    return [word]
+
+
 def _create_inline_asm(asm, constraints, values, types, is_pure, pack):
-    if pack != 1:
-        raise NotImplementedError("PTX emulator: pack > 1")
+    """Runs the asm on every pack of consecutive elements (in row-major order, which is one
+    choice of the pairing Triton leaves unspecified); outputs come pack registers a tensor."""
     n_out = sum(1 for c in constraints.split(",") if c.startswith("="))
     shape = np.broadcast_shapes(*[h.data.shape for h in values])
-    inputs = [_to_bits(np.ascontiguousarray(np.broadcast_to(h.data, shape))) for h in values]
-    regs = Ptx(asm, [np.zeros(shape, np.uint64)] * n_out + inputs).run()
+    inputs = []
+    for h in values:
+        data = np.ascontiguousarray(np.broadcast_to(h.data, shape)).reshape(-1, pack)
+        bits = data.view(np.uint64) if data.dtype.itemsize == 8 else data.view(
+            {1: np.uint8, 2: np.uint16, 4: np.uint32}[data.dtype.itemsize]).astype(np.uint64)
+        inputs += _packed_operands(bits, data.dtype.itemsize, pack)
+    count = int(np.prod(shape)) // pack
+    regs = Ptx(asm, [np.zeros(count, np.uint64)] * n_out + inputs).run()
     scalars = [getattr(ty, "element_ty", ty) for ty in types]
-    outs = [interpreter.TensorHandle(_from_bits(regs[f"${i}"], ty), ty) for i, ty in enumerate(scalars)]
+    outs = []
+    for i, ty in enumerate(scalars):
+        bits = np.stack([np.broadcast_to(regs[f"${i * pack + j}"], count) for j in range(pack)], axis=1)
+        outs.append(interpreter.TensorHandle(_from_bits(bits.reshape(shape), ty), ty))
     return _AsmCall(outs)
 
 

@@ -9,13 +9,19 @@ products are integer dot products (dp4a, four products an instruction) of double
 values, which are the integers 0, 1, 2, 3, 4, 6, 8, 12 with a sign. One `prmt` looks up
 four codes' magnitudes in an 8-byte table held in two registers; a code's sign bit is
 also prmt's "replicate the sign" selector bit, which then yields 0 because every table
-byte is below 0x80. So prmt over the word gives the magnitudes of the positive codes
-(negative ones 0), and prmt over the word with its sign bits flipped gives those of the
-negative codes: a group is 8 lookups and 8 dp4a against `v`, into one sum for the positive
-and one for the negative codes, whose difference is the group's dot. `v` is decoded once per
-tile (signed bytes) and shared by the rows a thread holds. The group sum is exact in int32
-(at most 16 * 144), and so is its product with the two scales in fp32; only the fp32
-accumulation rounds.
+byte is below 0x80. A product is negative where its two codes' signs differ, so prmt over
+a's word with v's sign bits xored in gives a's magnitudes in the positive products (0 in
+the others), and prmt over that with the sign bits flipped gives them in the negative
+ones: a group is 8 lookups and 8 dp4a against v's magnitudes, into one sum for the
+positive and one for the negative products, whose difference is the group's dot. `v` is
+decoded once per tile (magnitudes and sign bits, never signed bytes) and shared by the
+rows a thread holds. The group sum is exact in int32 (at most 16 * 144), and so is its
+product with the two scales in fp32; only the fp32 accumulation rounds.
+
+Every lookup table sits in a vector register (prmt cannot read a uniform one, and ptxas
+would copy it before each lookup), and the scales become fp32 as their tile lands: carried
+through the loop as bytes, they were unpacked and packed again on every pass. These and
+the sign handling took the loop from 371 SASS instructions to 310 (docs/PERF.md run AE).
 """
 import triton
 import triton.language as tl
@@ -26,45 +32,59 @@ TABLE_LO = 0x03020100
 TABLE_HI = 0x0C080604
 SIGNS = "0x88888888"  # the sign bit of every code in a 32-bit word
 
-# A 64-bit word $IN -> the selector registers of its four quarters (4 codes each): w0, h0,
-# w1, h2 select the positive codes' magnitudes, x0, h1, x1, h3 the negative ones'.
-# prmt reads only the low 16 bits of its selector, so the high quarters are shifted down.
-_QUARTERS = ("mov.b64 {w0, w1}, $IN;\n"
+# A 64-bit word $IN of a, with the sign bits of v's matching codes in $S0 and $S1, -> the
+# selector registers of its four quarters (4 codes each): w0, h0, w1, h2 select a's
+# magnitudes where a product is positive, x0, h1, x1, h3 where it is negative. prmt reads
+# only the low 16 bits of its selector, so the high quarters are shifted down.
+_QUARTERS = ("mov.b64 {w0, w1}, $IN;\nxor.b32 w0, w0, $S0;\nxor.b32 w1, w1, $S1;\n"
              f"xor.b32 x0, w0, {SIGNS};\nxor.b32 x1, w1, {SIGNS};\n"
              "shr.b32 h0, w0, 16;\nshr.b32 h1, x0, 16;\nshr.b32 h2, w1, 16;\nshr.b32 h3, x1, 16;\n")
 _SELECTORS = (("w0", "x0"), ("h0", "h1"), ("w1", "x1"), ("h2", "h3"))
 
 
 def _lookup(table_lo, pos, neg):
-    """p, n = magnitudes of the positive and of the negative codes of one quarter."""
+    """p, n = a's magnitudes in the positive and in the negative products of one quarter."""
     return (f"prmt.b32 p, {table_lo}, {TABLE_HI:#x}, {pos};\n"
             f"prmt.b32 n, {table_lo}, {TABLE_HI:#x}, {neg};\n")
 
 
-def _signed(out, plus, minus):
-    """out = plus - minus bytewise, both bytes in 0..12 and one of them 0: biasing by 0x80
-    keeps every byte of the difference in 116..140, so no borrow crosses a byte."""
-    return (f"add.u32 {out}, {plus}, 0x80808080;\nsub.u32 {out}, {out}, {minus};\n"
-            f"xor.b32 {out}, {out}, 0x80808080;\n")
+# v: one word ($7) -> $0..$3 the magnitudes of its 16 values, doubled, as bytes in the order
+# the lookups produce them; $4, $5 the sign bits of its two halves; $6 the low table. $8 is
+# a zero the compiler cannot prove (m >> 31): a table built from a uniform constant would sit
+# in a uniform register, which prmt cannot read, and be copied before every lookup.
+_DECODE_V = tl.constexpr("{\n.reg .b32 w<2>, m<2>, h<2>;\nmov.b64 {w0, w1}, $7;\n"
+                         f"and.b32 $6, w0, $8;\nor.b32 $6, $6, {TABLE_LO:#x};\n"
+                         f"and.b32 $4, w0, {SIGNS};\nand.b32 $5, w1, {SIGNS};\n"
+                         f"and.b32 m0, w0, 0x77777777;\nand.b32 m1, w1, 0x77777777;\n"
+                         "shr.b32 h0, m0, 16;\nshr.b32 h1, m1, 16;\n" +
+                         "".join(f"prmt.b32 ${i}, $6, {TABLE_HI:#x}, {sel};\n"
+                                 for i, sel in enumerate(("m0", "h0", "m1", "h1"))) + "}")
 
 
-# v: one word ($5) -> $0..$3 the 16 values doubled, as signed bytes in the order the
-# lookups produce them, and $4 the low table. $6 is a zero the compiler cannot prove
-# (m >> 31): a table built from a uniform constant would sit in a uniform register,
-# which prmt cannot read, and be copied before every lookup.
-_DECODE_V = tl.constexpr("{\n.reg .b32 w<2>, x<2>, h<4>, p, n;\n" + _QUARTERS.replace("$IN", "$5") +
-                         f"and.b32 $4, w0, $6;\nor.b32 $4, $4, {TABLE_LO:#x};\n" +
-                         "".join(_lookup(f"{TABLE_LO:#x}", pos, neg) + _signed(f"${i}", "p", "n")
-                                 for i, (pos, neg) in enumerate(_SELECTORS)) + "}")
+def _group_dot(word, v, signs, table, out):
+    """PTX for out = 4 * the sum of the 16 products of a's word and v as an fp32, from v's
+    magnitudes (4 registers), its sign bits (2) and the lookup table. A product is negative
+    where the signs of its codes differ, so a's codes with v's sign bits xored in select the
+    magnitudes of a in the positive products, and with their sign bits flipped in the negative
+    ones: two dp4a sums against v's magnitudes, whose difference is the dot. Neither sign of v
+    is ever applied to a byte. The first dp4a adds to 0, not to a zeroed register."""
+    quarters = _QUARTERS.replace("$IN", word).replace("$S0", signs[0]).replace("$S1", signs[1])
+    return ("{\n.reg .b32 w<2>, x<2>, h<4>, p, n, pos, neg;\n" + quarters + "".join(
+                _lookup(table, sel_pos, sel_neg) + f"dp4a.u32.s32 pos, p, {v[i]}, {'0' if i == 0 else 'pos'};\n"
+                f"dp4a.u32.s32 neg, n, {v[i]}, {'0' if i == 0 else 'neg'};\n"
+                for i, (sel_pos, sel_neg) in enumerate(_SELECTORS)) +
+            f"sub.s32 pos, pos, neg;\ncvt.rn.f32.s32 {out}, pos;\n}}\n")
 
-# One group: $0 = 4 * sum of the 16 products of a's word ($1) and v ($2..$5, table $6),
-# as the positive codes' sum minus the negative codes' (both against v): -v is then
-# neither decoded nor kept (docs/PERF.md run AB).
-_GROUP_DOT = tl.constexpr("{\n.reg .b32 w<2>, x<2>, h<4>, p, n, neg;\n" + _QUARTERS.replace("$IN", "$1") +
-                          "mov.b32 $0, 0;\nmov.b32 neg, 0;\n" +
-                          "".join(_lookup("$6", pos, neg) + f"dp4a.u32.s32 $0, p, ${i + 2}, $0;\n"
-                                  f"dp4a.u32.s32 neg, n, ${i + 2}, neg;\n"
-                                  for i, (pos, neg) in enumerate(_SELECTORS)) + "sub.s32 $0, $0, neg;\n}")
+
+# $0 = the dot (_group_dot) of a's word $1 with v's magnitudes $2..$5, signs $6, $7, table $8.
+_GROUP_DOT = tl.constexpr(_group_dot("$1", [f"${2 + q}" for q in range(4)], ("$6", "$7"), "$8", "$0"))
+
+# Two groups' scales, sfa * sfv / 4 as fp32 ($0, $1), from their sfa codes packed in $2 and
+# sfv / 4 as two fp16 in $3 (pack=2 packs them as loaded): one cvt and one mul a pair, as
+# sfa * (sfv / 4) is exact in fp16 (significands of 4 bits, products from 2^-20 to 50176).
+_PAIR_SCALES = tl.constexpr("{\n.reg .b16 c<2>, s<2>;\n.reg .b32 sf;\nmov.b32 {c0, c1}, $2;\n"
+                            "cvt.rn.f16x2.e4m3x2 sf, c0;\nmul.rn.f16x2 sf, sf, $3;\nmov.b32 {s0, s1}, sf;\n"
+                            "cvt.f32.f16 $0, s0;\ncvt.f32.f16 $1, s1;\n}")
 
 
 @triton.jit
@@ -73,29 +93,30 @@ def _e4m3_to_f32(x):
 
 
 @triton.jit
-def _tile_dot(acc, a, sa, v, sv, zero):
-    v0, v1, v2, v3, table = tl.inline_asm_elementwise(
-        _DECODE_V, "=r,=r,=r,=r,=r,l,r", [v, zero], dtype=(tl.int32, ) * 5, is_pure=True, pack=1)
+def _tile_dot(acc, a, scale, v, zero):
+    v0, v1, v2, v3, sign0, sign1, table = tl.inline_asm_elementwise(
+        _DECODE_V, "=r,=r,=r,=r,=r,=r,=r,l,r", [v, zero], dtype=(tl.int32, ) * 7, is_pure=True, pack=1)
     dot = tl.inline_asm_elementwise(
-        _GROUP_DOT, "=r,l,r,r,r,r,r", [a, v0[None, :], v1[None, :], v2[None, :], v3[None, :], table[None, :]],
-        dtype=tl.int32, is_pure=True, pack=1)
-    # dot is 4x the sum (both operands doubled); a product of two e4m3 values is exact in fp32.
-    scale = _e4m3_to_f32(sa) * (_e4m3_to_f32(sv) * 0.25)[None, :]
-    return acc + dot.to(tl.float32) * scale
+        _GROUP_DOT, "=f,l,r,r,r,r,r,r,r", [a, v0[None, :], v1[None, :], v2[None, :], v3[None, :], sign0[None, :],
+                                          sign1[None, :], table[None, :]], dtype=tl.float32, is_pure=True, pack=1)
+    return acc + dot * scale
 
 
 @triton.jit
 def _load_tile(a_rows, sfa_rows, v_base, sfv_base, g, end, GROUPS: tl.constexpr):
-    """One tile, masked from word end on (a zero word or scale adds nothing). a and its scales are
-    read once but carry no L2 hint: under khost's read flush evict_first measured slower
-    (docs/PERF.md run X, call 9)."""
+    """One tile, masked from word end on (a zero word or scale adds nothing), with its scales
+    as fp32. a and its scales are read once but carry no L2 hint: under khost's read flush
+    evict_first measured slower (docs/PERF.md run X, call 9)."""
     cols = g + tl.arange(0, GROUPS)
     ok = cols < end
     a_t = tl.load(a_rows + cols[None, :], mask=ok[None, :], other=0)
     sa_t = tl.load(sfa_rows + cols[None, :], mask=ok[None, :], other=0)
     v_t = tl.load(v_base + cols, mask=ok, other=0)
     sv_t = tl.load(sfv_base + cols, mask=ok, other=0)
-    return a_t, sa_t, v_t, sv_t
+    sv_quarter = (_e4m3_to_f32(sv_t) * 0.25).to(tl.float16)
+    scale_t = tl.inline_asm_elementwise(_PAIR_SCALES, "=f,=f,r,r", [sa_t, sv_quarter[None, :]], dtype=tl.float32,
+                                        is_pure=True, pack=2)
+    return a_t, scale_t, v_t
 
 
 @triton.jit
@@ -111,12 +132,12 @@ def _row_sums(a, sfa, v, sfv, m, ks, batch, rows, BLOCK_M: tl.constexpr, BLOCK_K
     sfv_base = sfv + batch * ks
     zero = m >> 31
     acc = tl.zeros((BLOCK_M, GROUPS), dtype=tl.float32)
-    a_t, sa_t, v_t, sv_t = _load_tile(a_rows, sfa_rows, v_base, sfv_base, 0, ks, GROUPS)
+    a_t, s_t, v_t = _load_tile(a_rows, sfa_rows, v_base, sfv_base, 0, ks, GROUPS)
     # The last pass loads a tile wholly past the row: all masked, no memory traffic.
     for g in range(GROUPS, ks + GROUPS, GROUPS):
-        a_n, sa_n, v_n, sv_n = _load_tile(a_rows, sfa_rows, v_base, sfv_base, g, ks, GROUPS)
-        acc = _tile_dot(acc, a_t, sa_t, v_t, sv_t, zero)
-        a_t, sa_t, v_t, sv_t = a_n, sa_n, v_n, sv_n
+        a_n, s_n, v_n = _load_tile(a_rows, sfa_rows, v_base, sfv_base, g, ks, GROUPS)
+        acc = _tile_dot(acc, a_t, s_t, v_t, zero)
+        a_t, s_t, v_t = a_n, s_n, v_n
     return tl.sum(acc, axis=1)
 
 
