@@ -4,6 +4,7 @@
  * report. docs/PERF.md runs U, V and AD hold the measurements. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "select.h"
 #include "triton_aot.h"
@@ -23,6 +24,15 @@ static void rule_alone(void)
 }
 
 TestSuite(gemv_rule, .init = rule_alone);
+
+static const khost__triton_variant *variant(const char *name)
+{
+  const khost__triton_variant *found = NULL;
+  for (int i = 0; i < khost__triton_nvariants && !found; i++)
+    if (strcmp(khost__triton_variants[i].name, name) == 0) found = &khost__triton_variants[i];
+  cr_assert_not_null(found, "no variant %s in the table", name);
+  return found;
+}
 
 static const char *choice(int64_t m, int64_t k, int64_t l, khost__triton_device device)
 {
@@ -55,11 +65,13 @@ Test(gemv_rule, a_grid_of_one_four_warp_wave_or_less_takes_four_warps)
   const int64_t shapes[][3] = {{128, 3072, 1}, {256, 7168, 1}, {384, 7168, 2}, {512, 4096, 2}};
   for (int i = 0; i < 4; i++)
     cr_assert_str_eq(choice(shapes[i][0], shapes[i][1], shapes[i][2], HOPPER), FOUR_WARPS, "shape %d", i);
-  /* 9 programs an SM: 9 * 132 * 4 rows. */
-  cr_assert_str_eq(choice(9 * 132 * 4, 4096, 1, HOPPER), FOUR_WARPS);
-  cr_assert_str_eq(choice(9 * 132 * 4 + 16, 4096, 1, HOPPER), TWO_WARPS);
-  cr_assert_str_eq(choice(9 * 66 * 4 + 16, 4096, 2, HOPPER), TWO_WARPS, "rows of all batches count");
-  cr_assert_str_eq(choice(9 * 114 * 4 + 16, 4096, 1, H100_PCIE), TWO_WARPS, "fewer SMs fill sooner");
+  /* A wave: the programs that fit an SM by the variant's registers, 4 rows each. */
+  int64_t wave = khost__triton_programs_per_sm(variant(FOUR_WARPS));
+  cr_assert_gt(wave, 0);
+  cr_assert_str_eq(choice(wave * 132 * 4, 4096, 1, HOPPER), FOUR_WARPS);
+  cr_assert_str_eq(choice(wave * 132 * 4 + 16, 4096, 1, HOPPER), TWO_WARPS);
+  cr_assert_str_eq(choice(wave * 66 * 4 + 16, 4096, 2, HOPPER), TWO_WARPS, "rows of all batches count");
+  cr_assert_str_eq(choice(wave * 114 * 4 + 16, 4096, 1, H100_PCIE), TWO_WARPS, "fewer SMs fill sooner");
   /* GPU MODE's 2432 x 4608 x 2 (1216 programs) and 7168 x 16384 (1792). */
   cr_assert_str_eq(choice(2432, 4608, 2, HOPPER), TWO_WARPS);
   cr_assert_str_eq(choice(7168, 16384, 1, HOPPER), TWO_WARPS);
@@ -79,4 +91,39 @@ Test(gemv_rule, without_device_facts_a_variant_is_still_found)
   cr_assert_str_eq(choice(7168, 16384, 1, none), TWO_WARPS);
   cr_assert_str_eq(choice(4096, 7168, 8, none), TWO_WARPS);
   cr_assert_str_eq(choice(256, 7168, 1, none), TWO_WARPS);
+}
+
+/* The wave the rule above sizes, from a variant's registers: sm_90's 64K registers,
+ * given to a warp 256 at a time, and its caps of 32 programs and 64 warps an SM. */
+static int programs_at(int registers, int num_warps)
+{
+  khost__triton_variant v = {.name = "synthetic", .num_warps = num_warps, .registers = registers};
+  return khost__triton_programs_per_sm(&v);
+}
+
+Test(programs_per_sm, the_register_file_sets_the_wave)
+{
+  cr_assert_eq(programs_at(56, 4), 9, "the 4-warp GEMV as measured: 7168 registers a program");
+  cr_assert_eq(programs_at(64, 4), 8);
+  cr_assert_eq(programs_at(57, 4), 8, "a warp's 1824 registers are allocated as 2048");
+  cr_assert_eq(programs_at(255, 1), 8);
+}
+
+Test(programs_per_sm, the_program_and_warp_caps_hold)
+{
+  cr_assert_eq(programs_at(16, 1), 32, "at most 32 programs an SM");
+  cr_assert_eq(programs_at(16, 4), 16, "at most 64 warps an SM");
+}
+
+Test(programs_per_sm, an_unknown_register_count_fits_none)
+{
+  cr_assert_eq(programs_at(0, 4), 0);
+}
+
+Test(programs_per_sm, every_compiled_variant_has_its_register_count)
+{
+  for (int i = 0; i < khost__triton_nvariants; i++) {
+    const khost__triton_variant *v = &khost__triton_variants[i];
+    cr_assert(v->registers > 0 && v->registers <= 255, "%s: %d registers", v->name, v->registers);
+  }
 }

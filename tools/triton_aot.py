@@ -18,6 +18,7 @@ import importlib.util
 import os
 import re
 import runpy
+import struct
 import sys
 import time
 
@@ -148,8 +149,60 @@ def compile_variant(kernels_dir, variant):
     if md.num_warps != variant["num_warps"] or md.num_ctas != 1:
         raise ManifestError(f"{variant['name']}: compiled with num_warps {md.num_warps}, "
                             f"num_ctas {md.num_ctas}")
-    return {"variant": variant, "kernel": md.name, "shared": md.shared, "args": letters,
-            "cubin": bytes(compiled.asm["cubin"]), "seconds": time.monotonic() - start}
+    cubin = bytes(compiled.asm["cubin"])
+    registers = register_count(cubin, md.name)
+    if not registers:
+        raise ManifestError(f"{variant['name']}: no register count for {md.name} in its cubin")
+    return {"variant": variant, "kernel": md.name, "shared": md.shared, "args": letters, "cubin": cubin,
+            "registers": registers, "seconds": time.monotonic() - start}
+
+
+# The cubin's .nv.info attribute that holds a function's register count (after the
+# symbol index), in an entry of format EIFMT_SVAL: format, attribute, 16-bit size, value.
+NV_INFO_SVAL = 4
+NV_INFO_REGCOUNT = 0x2F
+
+
+def _elf_sections(image):
+    """{name: (offset, size, link)} of a 64-bit little-endian ELF image."""
+    if image[:5] != b"\x7fELF\x02" or image[5] != 1:
+        raise ValueError("not a 64-bit little-endian ELF image")
+    shoff, = struct.unpack_from("<Q", image, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", image, 0x3A)
+    headers = [struct.unpack_from("<IIQQQQIIQQ", image, shoff + i * shentsize) for i in range(shnum)]
+    names_at = headers[shstrndx][4]
+
+    def name(offset):
+        start = names_at + offset
+        return image[start:image.index(b"\0", start)].decode()
+
+    return {name(h[0]): (h[4], h[5], h[6]) for h in headers}
+
+
+def register_count(cubin, kernel):
+    """The registers a thread of `kernel` uses, as ptxas recorded them in the cubin's
+    .nv.info section (what `cuobjdump -res-usage` prints as REG), so that a rule can
+    derive how many programs fit an SM without a GPU. None when the cubin has no entry."""
+    sections = _elf_sections(cubin)
+    symtab_at, symtab_size, strtab_index = sections[".symtab"]
+    strtab_at = list(sections.values())[strtab_index][0]
+    symbols = {}
+    for offset in range(symtab_at, symtab_at + symtab_size, 24):
+        name_offset, = struct.unpack_from("<I", cubin, offset)
+        start = strtab_at + name_offset
+        symbols[(offset - symtab_at) // 24] = cubin[start:cubin.index(b"\0", start)].decode()
+    at, size, _ = sections.get(".nv.info", (0, 0, 0))
+    position = at
+    while position + 4 <= at + size:
+        fmt, attribute, length = cubin[position], cubin[position + 1], struct.unpack_from("<H", cubin, position + 2)[0]
+        if fmt != NV_INFO_SVAL:
+            break  # only value entries are expected in the global section
+        if attribute == NV_INFO_REGCOUNT:
+            symbol, count = struct.unpack_from("<II", cubin, position + 4)
+            if symbols.get(symbol) == kernel:
+                return count
+        position += 4 + length
+    return None
 
 
 def c_string(text):
@@ -181,17 +234,17 @@ def emit_c(results, manifest_path):
                    f"{c_string(r['kernel'])}, {c_string(r['args'])}, {code}, {bits}, "
                    f"{int(bool(v['aligned']))}, "
                    f"{blocks}, {v['num_warps']}, {v['num_stages']}, {v.get('cluster', 1)}, {r['shared']}, "
-                   f"cubin_{i}, sizeof cubin_{i}}},")
+                   f"cubin_{i}, sizeof cubin_{i}, {r['registers']}}},")
     out += ["};", f"const int khost__triton_nvariants = {len(results)};", ""]
     return "\n".join(out)
 
 
 def emit_list(results):
-    lines = ["# name op function kernel args warps stages shared_bytes cubin_bytes compile_s"]
+    lines = ["# name op function kernel args warps stages shared_bytes cubin_bytes compile_s registers"]
     for r in results:
         v = r["variant"]
         lines.append(f"{v['name']} {v['op']} {v['function']} {r['kernel']} {r['args']} {v['num_warps']} "
-                     f"{v['num_stages']} {r['shared']} {len(r['cubin'])} {r['seconds']:.2f}")
+                     f"{v['num_stages']} {r['shared']} {len(r['cubin'])} {r['seconds']:.2f} {r['registers']}")
     return "\n".join(lines) + "\n"
 
 

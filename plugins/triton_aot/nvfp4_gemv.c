@@ -24,13 +24,13 @@
  * 16384 rows 31: there it leads the 2-warp variant on an H200 (43.7 against 40.4% of
  * copy) and ties it on an H100 (54.5 against 54.9; docs/PERF.md run V). */
 #define FULL_GRID 24
-/* The 4-warp variant's programs resident per multiprocessor (9 programs of 128 threads
- * at 56 registers), and the shortest rows it takes, 3/4 of its 4096-element tile. It
- * ran GPU MODE's k = 3072 to 7168 test shapes (0.2 to 1.9 programs an SM) in 4-18% less
- * time than the earlier rule's choice (the 2-warp variant, or a split of k over a
- * cluster, which it replaces) on an H200, 5-23% on an H100; k = 1536 tied or took 5-6%
- * longer, and a grid of 1216 programs (1.02 waves of it) 13% (docs/PERF.md run AD). */
-#define FOUR_WARP_WAVE  9
+/* The 4-warp variant takes grids of one wave or less (a wave: the programs of it that
+ * fit an SM by its registers, 9 at the 56 it was measured with, times the SMs) and
+ * rows of at least 3/4 of its 4096-element tile. It ran GPU MODE's k = 3072 to 7168
+ * test shapes (0.2 to 1.9 programs an SM) in 4-18% less time than the earlier rule's
+ * choice (the 2-warp variant, or a split of k over a cluster, which it replaces) on an
+ * H200, 5-23% on an H100; k = 1536 tied or took 5-6% longer, and a grid of 1216
+ * programs (1.02 waves of it) 13% (docs/PERF.md run AD). */
 #define FOUR_WARP_MIN_K 3072
 #define FOUR_WARPS      4
 
@@ -55,7 +55,8 @@ static int preferred(const khost__triton_variant *v, const khost__triton_shape *
   const khost__triton_device *d = &s->device;
   int64_t programs = s->m / v->block_m * s->l;
   if (v->num_warps == FOUR_WARPS)
-    return d->sms > 0 && s->k >= FOUR_WARP_MIN_K && programs <= FOUR_WARP_WAVE * (int64_t)d->sms;
+    return d->sms > 0 && s->k >= FOUR_WARP_MIN_K &&
+           programs <= khost__triton_programs_per_sm(v) * (int64_t)d->sms;
   return d->sms > 0 && programs >= FULL_GRID * (int64_t)d->sms;
 }
 

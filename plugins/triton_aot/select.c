@@ -74,6 +74,22 @@ int khost__triton_select(const khost__triton_rule *rule, const khost__triton_sha
   return KHOST_STATUS_OK;
 }
 
+#define SM_REGISTERS     65536
+#define REGISTER_UNIT    256 /* a warp's registers are allocated in multiples of this */
+#define SM_PROGRAMS      32
+#define SM_WARPS         64
+#define THREADS_PER_WARP 32
+
+int khost__triton_programs_per_sm(const khost__triton_variant *v)
+{
+  if (v->registers <= 0 || v->num_warps <= 0) return 0;
+  int per_warp = (v->registers * THREADS_PER_WARP + REGISTER_UNIT - 1) / REGISTER_UNIT * REGISTER_UNIT;
+  int programs = SM_REGISTERS / (per_warp * v->num_warps);
+  if (programs > SM_PROGRAMS) programs = SM_PROGRAMS;
+  if (programs > SM_WARPS / v->num_warps) programs = SM_WARPS / v->num_warps;
+  return programs;
+}
+
 const char *khost__triton_misfit(const khost__triton_variant *v, const khost__triton_shape *s, int size_only)
 {
   if (v->dtype_bits != s->dtype_bits || (!size_only && v->dtype_code != s->dtype_code))

@@ -48,6 +48,13 @@ int khost__triton_select(const khost__triton_rule *rule, const khost__triton_sha
  * need not gather the device facts only a rule reads. */
 int khost__triton_forces(const char *op);
 
+/* How many programs of v fit one sm_90 multiprocessor by its register file (64K
+ * registers, given to each warp in units of 256) and its caps of 32 programs and 64
+ * warps; shared memory is not counted. 0 when v's register count is unknown. A rule
+ * that sizes a wave reads it, so that the wave follows the registers a Triton version
+ * gives the kernel. */
+int khost__triton_programs_per_sm(const khost__triton_variant *v);
+
 /* The part of cannot_run every op shares: the element type (only its size when
  * size_only) and the alignment promise. NULL when both hold. */
 const char *khost__triton_misfit(const khost__triton_variant *v, const khost__triton_shape *s, int size_only);

@@ -26,6 +26,7 @@ typedef struct khost__triton_variant {
   int32_t shared_bytes;       /* dynamic shared memory each launch needs */
   const unsigned char *cubin; /* sm_90a ELF image */
   size_t cubin_size;
+  int32_t registers; /* per thread, as ptxas recorded them in the cubin */
 } khost__triton_variant;
 
 /* The generated table: khost__triton_nvariants entries. */
