@@ -159,6 +159,8 @@ def compile_variant(kernels_dir, variant):
 
 # The cubin's .nv.info attribute that holds a function's register count (after the
 # symbol index), in an entry of format EIFMT_SVAL: format, attribute, 16-bit size, value.
+# EIFMT_HVAL entries are 4 bytes: format, attribute, 16-bit value.
+NV_INFO_HVAL = 3
 NV_INFO_SVAL = 4
 NV_INFO_REGCOUNT = 0x2F
 
@@ -195,8 +197,11 @@ def register_count(cubin, kernel):
     position = at
     while position + 4 <= at + size:
         fmt, attribute, length = cubin[position], cubin[position + 1], struct.unpack_from("<H", cubin, position + 2)[0]
+        if fmt == NV_INFO_HVAL:  # a 16-bit value in place of the size
+            position += 4
+            continue
         if fmt != NV_INFO_SVAL:
-            break  # only value entries are expected in the global section
+            break  # an entry format this reader does not know the length of
         if attribute == NV_INFO_REGCOUNT:
             symbol, count = struct.unpack_from("<II", cubin, position + 4)
             if symbols.get(symbol) == kernel:
