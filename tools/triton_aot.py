@@ -150,7 +150,10 @@ def compile_variant(kernels_dir, variant):
         raise ManifestError(f"{variant['name']}: compiled with num_warps {md.num_warps}, "
                             f"num_ctas {md.num_ctas}")
     cubin = bytes(compiled.asm["cubin"])
-    registers = register_count(cubin, md.name)
+    try:
+        registers = register_count(cubin, md.name)
+    except (ValueError, IndexError, struct.error) as e:
+        raise ManifestError(f"{variant['name']}: cannot read its cubin's register count: {e}") from None
     if not registers:
         raise ManifestError(f"{variant['name']}: no register count for {md.name} in its cubin")
     return {"variant": variant, "kernel": md.name, "shared": md.shared, "args": letters, "cubin": cubin,
@@ -165,38 +168,45 @@ NV_INFO_SVAL = 4
 NV_INFO_REGCOUNT = 0x2F
 
 
+ELF64_SYM_SIZE = 24
+
+
 def _elf_sections(image):
-    """{name: (offset, size, link)} of a 64-bit little-endian ELF image."""
+    """[(name, offset, size, link)] of the sections of a 64-bit little-endian ELF image,
+    in header order (a section's link is an index into this list)."""
     if image[:5] != b"\x7fELF\x02" or image[5] != 1:
         raise ValueError("not a 64-bit little-endian ELF image")
     shoff, = struct.unpack_from("<Q", image, 0x28)
     shentsize, shnum, shstrndx = struct.unpack_from("<HHH", image, 0x3A)
     headers = [struct.unpack_from("<IIQQQQIIQQ", image, shoff + i * shentsize) for i in range(shnum)]
     names_at = headers[shstrndx][4]
+    return [(_c_name(image, names_at + h[0]), h[4], h[5], h[6]) for h in headers]
 
-    def name(offset):
-        start = names_at + offset
-        return image[start:image.index(b"\0", start)].decode()
 
-    return {name(h[0]): (h[4], h[5], h[6]) for h in headers}
+def _c_name(image, start):
+    return image[start:image.index(b"\0", start)].decode()
 
 
 def register_count(cubin, kernel):
     """The registers a thread of `kernel` uses, as ptxas recorded them in the cubin's
     .nv.info section (what `cuobjdump -res-usage` prints as REG), so that a rule can
-    derive how many programs fit an SM without a GPU. None when the cubin has no entry."""
+    derive how many programs fit an SM without a GPU. None when the cubin has no entry;
+    ValueError (or struct.error) when it is not a well-formed ELF image."""
     sections = _elf_sections(cubin)
-    symtab_at, symtab_size, strtab_index = sections[".symtab"]
-    strtab_at = list(sections.values())[strtab_index][0]
+    by_name = {name: (at, size, link) for name, at, size, link in sections}
+    if ".symtab" not in by_name:
+        raise ValueError("no symbol table")
+    symtab_at, symtab_size, strtab_index = by_name[".symtab"]
+    strtab_at = sections[strtab_index][1]
     symbols = {}
-    for offset in range(symtab_at, symtab_at + symtab_size, 24):
+    for offset in range(symtab_at, symtab_at + symtab_size, ELF64_SYM_SIZE):
         name_offset, = struct.unpack_from("<I", cubin, offset)
-        start = strtab_at + name_offset
-        symbols[(offset - symtab_at) // 24] = cubin[start:cubin.index(b"\0", start)].decode()
-    at, size, _ = sections.get(".nv.info", (0, 0, 0))
+        symbols[(offset - symtab_at) // ELF64_SYM_SIZE] = _c_name(cubin, strtab_at + name_offset)
+    at, size, _ = by_name.get(".nv.info", (0, 0, 0))
     position = at
     while position + 4 <= at + size:
-        fmt, attribute, length = cubin[position], cubin[position + 1], struct.unpack_from("<H", cubin, position + 2)[0]
+        fmt, attribute = cubin[position], cubin[position + 1]
+        length, = struct.unpack_from("<H", cubin, position + 2)
         if fmt == NV_INFO_HVAL:  # a 16-bit value in place of the size
             position += 4
             continue
