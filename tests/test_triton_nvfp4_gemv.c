@@ -4,7 +4,6 @@
  * report. docs/PERF.md runs U, V and AD hold the measurements. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "select.h"
 #include "triton_aot.h"
@@ -24,15 +23,6 @@ static void rule_alone(void)
 }
 
 TestSuite(gemv_rule, .init = rule_alone);
-
-static const khost__triton_variant *variant(const char *name)
-{
-  const khost__triton_variant *found = NULL;
-  for (int i = 0; i < khost__triton_nvariants && !found; i++)
-    if (strcmp(khost__triton_variants[i].name, name) == 0) found = &khost__triton_variants[i];
-  cr_assert_not_null(found, "no variant %s in the table", name);
-  return found;
-}
 
 static const char *choice(int64_t m, int64_t k, int64_t l, khost__triton_device device)
 {
@@ -66,7 +56,9 @@ Test(gemv_rule, a_grid_of_one_four_warp_wave_or_less_takes_four_warps)
   for (int i = 0; i < 4; i++)
     cr_assert_str_eq(choice(shapes[i][0], shapes[i][1], shapes[i][2], HOPPER), FOUR_WARPS, "shape %d", i);
   /* A wave: the programs that fit an SM by the variant's registers, 4 rows each. */
-  int64_t wave = khost__triton_programs_per_sm(variant(FOUR_WARPS));
+  const khost__triton_variant *four_warps = khost__triton_find_variant(FOUR_WARPS);
+  cr_assert_not_null(four_warps);
+  int64_t wave = khost__triton_programs_per_sm(four_warps);
   cr_assert_gt(wave, 0);
   cr_assert_str_eq(choice(wave * 132 * 4, 4096, 1, HOPPER), FOUR_WARPS);
   cr_assert_str_eq(choice(wave * 132 * 4 + 16, 4096, 1, HOPPER), TWO_WARPS);

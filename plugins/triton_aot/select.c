@@ -6,7 +6,7 @@
 #include "khost/plugin.h"
 #include "message.h"
 
-static const khost__triton_variant *find(const char *name)
+const khost__triton_variant *khost__triton_find_variant(const char *name)
 {
   for (int i = 0; i < khost__triton_nvariants; i++)
     if (strcmp(khost__triton_variants[i].name, name) == 0) return &khost__triton_variants[i];
@@ -35,7 +35,7 @@ static int forced(const khost__triton_rule *rule, const khost__triton_shape *s, 
 static const char *forcing_name(const char *op, const khost__triton_variant **named)
 {
   const char *name = getenv(KHOST_TRITON_VARIANT_ENV);
-  *named = name && *name ? find(name) : NULL;
+  *named = name && *name ? khost__triton_find_variant(name) : NULL;
   return name && *name && (!*named || strcmp((*named)->op, op) == 0) ? name : NULL;
 }
 

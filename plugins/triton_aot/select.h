@@ -48,6 +48,9 @@ int khost__triton_select(const khost__triton_rule *rule, const khost__triton_sha
  * need not gather the device facts only a rule reads. */
 int khost__triton_forces(const char *op);
 
+/* The variant called name in the generated table (static), or NULL. */
+const khost__triton_variant *khost__triton_find_variant(const char *name);
+
 /* How many programs of v fit one sm_90 multiprocessor by its register file (64K
  * registers, given to each warp in units of 256) and its caps of 32 programs and 64
  * warps; shared memory is not counted. 0 when v's register count is unknown. A rule
