@@ -35,10 +35,17 @@ static const char *choice(int64_t m, int64_t k, int64_t l, khost__triton_device 
 
 Test(gemv_rule, grids_of_96_rows_an_sm_or_more_take_the_one_warp_variant)
 {
-  /* GPU MODE's 4096x7168x8 and 7168x2048x4, perf_large, perf_medium. */
-  const int64_t shapes[][3] = {{4096, 7168, 8}, {7168, 2048, 4}, {1024, 4096, 64}, {512, 2048, 32}};
-  for (int i = 0; i < 4; i++)
-    cr_assert_str_eq(choice(shapes[i][0], shapes[i][1], shapes[i][2], HOPPER), ONE_WARP, "shape %d", i);
+  /* GPU MODE's 4096x7168x8, perf_large. */
+  cr_assert_str_eq(choice(4096, 7168, 8, HOPPER), ONE_WARP);
+  cr_assert_str_eq(choice(1024, 4096, 64, HOPPER), ONE_WARP);
+}
+
+Test(gemv_rule, rows_of_one_two_warp_tile_take_two_warps_in_any_grid)
+{
+  /* GPU MODE's 7168x2048x4, perf_medium: 2048 elements are one tile of the 2-warp variant. */
+  cr_assert_str_eq(choice(7168, 2048, 4, HOPPER), TWO_WARPS);
+  cr_assert_str_eq(choice(512, 2048, 32, HOPPER), TWO_WARPS);
+  cr_assert_str_eq(choice(7168, 2080, 4, HOPPER), ONE_WARP, "one 32-element block past the tile");
 }
 
 Test(gemv_rule, the_threshold_is_96_rows_per_sm)

@@ -216,8 +216,38 @@ def _create_inline_asm(asm, constraints, values, types, is_pure, pack):
     return _AsmCall(outs)
 
 
+class OutOfBounds(Exception):
+    pass
+
+
+# [start, end) of each array the running launch was given: on the GPU a read outside them
+# would be a fault or a silent wrong value, which the interpreter's numpy reads hide.
+_BOUNDS = []
+
+
+def _checked(access):
+    """access (a masked load or store of the interpreter's builder), failing on any active
+    lane whose element lies outside every array of the launch."""
+    def run(self, ptrs, *rest):
+        mask = rest[0] if access.__name__ == "create_masked_load" else rest[1]
+        size = np.dtype(interpreter._get_np_dtype(ptrs.get_element_ty())).itemsize
+        addrs = ptrs.data[np.broadcast_to(mask.data, ptrs.data.shape)].astype(np.uint64)
+        inside = np.zeros(addrs.shape, dtype=bool)
+        for start, end in _BOUNDS:
+            inside |= (addrs >= start) & (addrs + np.uint64(size) <= end)
+        if not inside.all():
+            raise OutOfBounds(f"{access.__name__[len('create_masked_'):]} of {int((~inside).sum())} "
+                              f"{size}-byte element(s) outside the launch's arrays, "
+                              f"first at {int(addrs[~inside][0]):#x}")
+        return access(self, ptrs, *rest)
+    return run
+
+
 def _install_interpreter_hooks():
     interpreter.interpreter_builder.create_inline_asm = _create_inline_asm
+    builder = type(interpreter.interpreter_builder)
+    builder.create_masked_load = _checked(builder.create_masked_load)
+    builder.create_masked_store = _checked(builder.create_masked_store)
     # The data is host memory already: no copies to and from a device.
     interpreter.GridExecutor._init_args_hst = lambda self, args, kwargs: (args, kwargs)
     interpreter.GridExecutor._restore_args_dev = lambda self, *a: None
@@ -283,6 +313,8 @@ def aot_compiler():
 
 
 def launch(variant, grid, *args):
+    _BOUNDS[:] = [(np.uint64(a.data_ptr()), np.uint64(a.data_ptr() + a.array.nbytes))
+                  for a in args if isinstance(a, Pointer)]
     aot = aot_compiler()
     fn = aot.kernel_function(os.path.join(HERE, "kernels"), variant["source"], variant["function"])
     fn[grid](*args, **aot.constexprs_of(fn, variant))
@@ -451,7 +483,15 @@ def main(argv):
     print(f"1..{len(variants)}", flush=True)  # TAP, for meson test
     failures = 0
     for number, variant in enumerate(variants, 1):
-        problem = CHECKS[variant["op"]](variant, np.random.default_rng(args.seed))
+        try:
+            problem = CHECKS[variant["op"]](variant, np.random.default_rng(args.seed))
+        except triton.runtime.errors.InterpreterError as e:
+            cause = e
+            while cause is not None and not isinstance(cause, OutOfBounds):
+                cause = cause.__cause__
+            if cause is None:
+                raise
+            problem = str(cause)
         verdict = f"not ok {number}" if problem else f"ok {number}"
         print(f"{verdict} - {variant['name']}" + (f": {problem}" if problem else ""), flush=True)
         failures += bool(problem)

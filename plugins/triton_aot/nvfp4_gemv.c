@@ -24,6 +24,12 @@
  * 16384 rows 31: there it leads the 2-warp variant on an H200 (43.7 against 40.4% of
  * copy) and ties it on an H100 (54.5 against 54.9; docs/PERF.md run V). */
 #define FULL_GRID 24
+/* A row of up to 2048 elements is one tile of the 2-warp variant, which then runs no
+ * loop, where the one-warp variant passes over it twice and once more to reload its last
+ * tile. On an H200 the 2-warp variant took 1-1.5% less time on both full grids of
+ * k = 2048 (bench_m7168_k2048_l4, perf_medium) and 1.7-2.8% more on k = 4096 and 7168
+ * (docs/PERF.md run AF); k between 2048 and 4096 was not measured. */
+#define ONE_TILE_K 2048
 /* The 4-warp variant takes grids of one wave or less (a wave: the programs of it that
  * fit an SM by its registers, 9 at the 56 it was measured with, times the SMs) and
  * rows of at least 3/4 of its 4096-element tile. It ran GPU MODE's k = 3072 to 7168
@@ -57,6 +63,7 @@ static int preferred(const khost__triton_variant *v, const khost__triton_shape *
   if (v->num_warps == FOUR_WARPS)
     return d->sms > 0 && s->k >= FOUR_WARP_MIN_K &&
            programs <= khost__triton_programs_per_sm(v) * (int64_t)d->sms;
+  if (v->num_warps == 1 && s->k <= ONE_TILE_K) return 0;
   return d->sms > 0 && programs >= FULL_GRID * (int64_t)d->sms;
 }
 

@@ -22,6 +22,10 @@ Every lookup table sits in a vector register (prmt cannot read a uniform one, an
 would copy it before each lookup), and the scales become fp32 as their tile lands: carried
 through the loop as bytes, they were unpacked and packed again on every pass. These and
 the sign handling took the loop from 371 SASS instructions to 310 (docs/PERF.md run AE).
+Only a row's first tile is masked (it reaches back before word 0 so that the rest are
+whole), and the pass that only loads reloads the last tile instead of masking a tile past
+the row: with masked loads (each zeroes its registers first) the loop was 17 instructions
+longer (310 against 293, run AF).
 """
 import triton
 import triton.language as tl
@@ -103,16 +107,22 @@ def _tile_dot(acc, a, scale, v, zero):
 
 
 @triton.jit
-def _load_tile(a_rows, sfa_rows, v_base, sfv_base, g, end, GROUPS: tl.constexpr):
-    """One tile, masked from word end on (a zero word or scale adds nothing), with its scales
-    as fp32. a and its scales are read once but carry no L2 hint: under khost's read flush
-    evict_first measured slower (docs/PERF.md run X, call 9)."""
+def _load_tile(a_rows, sfa_rows, v_base, sfv_base, g, first, GROUPS: tl.constexpr, MASKED: tl.constexpr):
+    """One tile from word g, with its scales as fp32; MASKED: words before `first` read as zero
+    (a zero word or scale adds nothing). a and its scales are read once but carry no L2 hint:
+    under khost's read flush evict_first measured slower (docs/PERF.md run X, call 9)."""
     cols = g + tl.arange(0, GROUPS)
-    ok = cols < end
-    a_t = tl.load(a_rows + cols[None, :], mask=ok[None, :], other=0)
-    sa_t = tl.load(sfa_rows + cols[None, :], mask=ok[None, :], other=0)
-    v_t = tl.load(v_base + cols, mask=ok, other=0)
-    sv_t = tl.load(sfv_base + cols, mask=ok, other=0)
+    if MASKED:
+        ok = cols >= first
+        a_t = tl.load(a_rows + cols[None, :], mask=ok[None, :], other=0)
+        sa_t = tl.load(sfa_rows + cols[None, :], mask=ok[None, :], other=0)
+        v_t = tl.load(v_base + cols, mask=ok, other=0)
+        sv_t = tl.load(sfv_base + cols, mask=ok, other=0)
+    else:
+        a_t = tl.load(a_rows + cols[None, :])
+        sa_t = tl.load(sfa_rows + cols[None, :])
+        v_t = tl.load(v_base + cols)
+        sv_t = tl.load(sfv_base + cols)
     sv_quarter = (_e4m3_to_f32(sv_t) * 0.25).to(tl.float16)
     scale_t = tl.inline_asm_elementwise(_PAIR_SCALES, "=f,=f,r,r", [sa_t, sv_quarter[None, :]], dtype=tl.float32,
                                         is_pure=True, pack=2)
@@ -132,12 +142,25 @@ def _row_sums(a, sfa, v, sfv, m, ks, batch, rows, BLOCK_M: tl.constexpr, BLOCK_K
     sfv_base = sfv + batch * ks
     zero = m >> 31
     acc = tl.zeros((BLOCK_M, GROUPS), dtype=tl.float32)
-    a_t, s_t, v_t = _load_tile(a_rows, sfa_rows, v_base, sfv_base, 0, ks, GROUPS)
-    # The last pass loads a tile wholly past the row: all masked, no memory traffic.
-    for g in range(GROUPS, ks + GROUPS, GROUPS):
-        a_n, s_n, v_n = _load_tile(a_rows, sfa_rows, v_base, sfv_base, g, ks, GROUPS)
+    # The first tile ends where the whole tiles start: it reaches back before word 0 (those
+    # words masked) by what k lacks of a multiple of the tile; every later load is unmasked.
+    start = tl.multiple_of(-((GROUPS - ks % GROUPS) % GROUPS), 2)
+    a_rows += start
+    sfa_rows += start
+    v_base += start
+    sfv_base += start
+    a_t, s_t, v_t = _load_tile(a_rows, sfa_rows, v_base, sfv_base, 0, -start, GROUPS, True)
+    last = ks - start - GROUPS
+    if last == 0:
+        # A row of one tile has no whole tile to reload: it must not run the loop.
         acc = _tile_dot(acc, a_t, s_t, v_t, zero)
-        a_t, s_t, v_t = a_n, s_n, v_n
+    else:
+        # The last pass only loads, and reloads the last tile (a cache hit) rather than read
+        # past the row. A dot after the loop instead measured 72 registers against 56.
+        for g in range(GROUPS, ks - start + GROUPS, GROUPS):
+            a_n, s_n, v_n = _load_tile(a_rows, sfa_rows, v_base, sfv_base, tl.minimum(g, last), 0, GROUPS, False)
+            acc = _tile_dot(acc, a_t, s_t, v_t, zero)
+            a_t, s_t, v_t = a_n, s_n, v_n
     return tl.sum(acc, axis=1)
 
 
