@@ -42,7 +42,7 @@ for f in sys.argv[2:]:
             t = r.get("time") or {}
             tag = "" if r["backend"] == "triton_aot" else "cute "
             out.append("%s%s %s %.2fus %.1f%%" % (tag, r["case"].replace("bench_", ""), r["status"],
-                                                  t.get("median_s", 0) * 1e6, 100 * (r.get("peak_fraction") or 0)))
+                                                  (t.get("median_s") or 0) * 1e6, 100 * (r.get("peak_fraction") or 0)))
 print(sys.argv[1].ljust(24), " | ".join(out))
 PY
 }
