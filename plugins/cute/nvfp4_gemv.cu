@@ -16,7 +16,7 @@
  * Arithmetic is exact until the fp32 accumulation: e2m1 values doubled are the
  * integers 0, +-1, 2, 3, 4, 6, 8, 12; a block of 16 products sums to at most
  * 16 * 144 in magnitude, so dp4a on int8 lanes gives the exact block dot (as
- * two sums, over a's positive and its negative codes: dot_word); the
+ * two sums, over the positive and the negative products: dot_word); the
  * product of two e4m3 scales (and the 1/4 undoing the doubling) is exact in
  * fp16; one FFMA per block adds it to the row sum. The plain (row-contiguous)
  * scale layout is read: a row's scales are k/16 contiguous bytes, 2 per chunk;
@@ -45,25 +45,20 @@ constexpr int THREADS = 128;
 constexpr int MIN_BLOCKS = 6;
 constexpr int R = 4; /* rows per lane: one decode of a v chunk serves R rows */
 
-/* prmt byte tables: e2m1 magnitude code 0..7 -> twice its value (0, 1, 2, 3, 4,
- * 6, 8, 12) as int8, and the same negated. The high halves are immediates of
- * the PRMT instruction; the low halves must sit in registers (lookup_tables). */
+/* prmt byte table: e2m1 magnitude code 0..7 -> twice its value (0, 1, 2, 3, 4,
+ * 6, 8, 12) as int8. The high half is an immediate of the PRMT instruction; the
+ * low half must sit in a register (lookup_table). */
 constexpr uint32_t DOUBLED_LO = 0x03020100u, DOUBLED_HI = 0x0C080604u;
-constexpr uint32_t NEGATED_LO = 0xFDFEFF00u, NEGATED_HI = 0xF4F8FAFCu;
+constexpr uint32_t SIGN_BITS = 0x88888888u; /* bit 3 of every code of a word */
 
-struct lookup_tables {
-  uint32_t doubled_lo, negated_lo;
-};
-
-/* The low table halves in vector registers. Written as constants, ptxas keeps
- * them in uniform registers, which PRMT cannot read, and copies one into a
- * vector register before each lookup (45 of 355 loop instructions when it was
+/* The low table half in a vector register. Written as a constant, ptxas keeps
+ * it in a uniform register, which PRMT cannot read, and copies it into a vector
+ * register before each lookup (45 of 355 loop instructions when it was
  * measured, with 48 lookups a step). OR-ing in zero * threadIdx.x, with a zero ptxas cannot prove
- * (the sign bit of m > 0), makes them per-thread values that stay put. */
-__device__ __forceinline__ lookup_tables make_lookup_tables(int positive)
+ * (the sign bit of m > 0), makes it a per-thread value that stays put. */
+__device__ __forceinline__ uint32_t make_lookup_table(int positive)
 {
-  uint32_t salt = (uint32_t(positive) >> 31) * threadIdx.x;
-  return {DOUBLED_LO | salt, NEGATED_LO | salt};
+  return DOUBLED_LO | (uint32_t(positive) >> 31) * threadIdx.x;
 }
 
 /* PTX prmt: byte i of the result is byte (selector nibble i & 7) of {b:a};
@@ -75,65 +70,40 @@ __device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b, uint32_t select
   return d;
 }
 
-/* Bytes of mask 0xff pick from when_set, bytes 0x00 from when_clear (one LOP3). */
-__device__ __forceinline__ uint32_t select_bytes(uint32_t mask, uint32_t when_set, uint32_t when_clear)
-{
-  return (when_set & mask) | (when_clear & ~mask);
-}
-
-/* For the 8 e2m1 codes of word w (code i in nibble i): byte i of *low is 0xff
- * when code i (i < 4) is negative, byte i of *high likewise for code 4 + i.
- * The sign bit of an odd code is bit 7 of its byte of w, that of an even code
- * bit 7 of its byte of w << 4; prmt's sign mode replicates it. */
-__device__ __forceinline__ void negative_masks(uint32_t w, uint32_t *low, uint32_t *high)
-{
-  uint32_t shifted = w << 4;
-  *low = prmt(shifted, w, 0xD9C8);
-  *high = prmt(shifted, w, 0xFBEA);
-}
-
-/* 8 values of v, doubled and signed, as two int8x4 words (codes 0-3, 4-7). */
+/* 8 values of v: their magnitudes doubled as two int8x4 words (codes 0-3,
+ * 4-7) and their sign bits where the codes have them. v is never signed byte
+ * by byte: its signs go into a's selectors (dot_word). */
 struct vector_word {
-  uint32_t values[2];
+  uint32_t magnitudes[2];
+  uint32_t signs;
 };
 
-__device__ __forceinline__ vector_word decode_vector_word(uint32_t w, const lookup_tables &tables)
+__device__ __forceinline__ vector_word decode_vector_word(uint32_t w, uint32_t table)
 {
   /* Magnitude codes of nibbles 0-3 and 4-7 in the selector's low 16 bits (prmt
    * ignores the rest); bit 3 cleared so that no nibble triggers sign mode. */
-  uint32_t magnitude_codes = w & 0x77777777u;
-  uint32_t codes[2] = {magnitude_codes, magnitude_codes >> 16};
-  uint32_t negative[2];
-  negative_masks(w, &negative[0], &negative[1]);
-  vector_word out;
-#pragma unroll
-  for (int h = 0; h < 2; h++) {
-    uint32_t doubled = prmt(tables.doubled_lo, DOUBLED_HI, codes[h]);
-    uint32_t negated = prmt(tables.negated_lo, NEGATED_HI, codes[h]);
-    out.values[h] = select_bytes(negative[h], negated, doubled);
-  }
-  return out;
+  uint32_t codes = w & ~SIGN_BITS;
+  return {{prmt(table, DOUBLED_HI, codes), prmt(table, DOUBLED_HI, codes >> 16)}, w & SIGN_BITS};
 }
 
-/* A block's dot product split by a's signs: positive += the products of a's
- * positive codes in w with v's matching values, negative += those of its
- * negative codes' magnitudes (both doubled, so 4x the true products; the block
+/* A block's dot product split by the products' signs: positive += the products
+ * of a's codes in w with v's that have the same sign, negative += the magnitudes
+ * of those with opposite signs (both doubled, so 4x the true products; the block
  * dot is positive - negative). A code with its sign bit set puts prmt in sign
  * mode, which replicates bit 7 of a table byte: 0, as every magnitude is below
- * 0x80. So a lookup with w as the selector yields the positive codes'
- * magnitudes (0 for the negative ones), and one with w's sign bits flipped the
- * negative ones'. Against v and -v in one sum (run T) that needed -v decoded
- * and kept; two sums need neither: 8 registers and 2 ALU instructions a word
- * less, and 2 more dp4a (docs/PERF.md run AB). */
-__device__ __forceinline__ void dot_word(uint32_t w, const vector_word &v, const lookup_tables &tables,
-                                         int &positive, int &negative)
+ * 0x80. So with v's sign bits xored into w, a lookup yields a's magnitudes in
+ * the positive products (0 in the others), and one with the sign bits flipped
+ * in the negative ones; both meet v's magnitudes. (As in triton_aot's kernel:
+ * signing v took 3 prmt and a select a word, the xor one instruction.) */
+__device__ __forceinline__ void dot_word(uint32_t w, const vector_word &v, uint32_t table, int &positive,
+                                         int &negative)
 {
-  uint32_t flipped = w ^ 0x88888888u;
-  uint32_t of_positive[2] = {w, w >> 16}, of_negative[2] = {flipped, flipped >> 16};
+  uint32_t same = w ^ v.signs, opposite = same ^ SIGN_BITS;
+  uint32_t of_positive[2] = {same, same >> 16}, of_negative[2] = {opposite, opposite >> 16};
 #pragma unroll
   for (int h = 0; h < 2; h++) {
-    positive = __dp4a(int(prmt(tables.doubled_lo, DOUBLED_HI, of_positive[h])), int(v.values[h]), positive);
-    negative = __dp4a(int(prmt(tables.doubled_lo, DOUBLED_HI, of_negative[h])), int(v.values[h]), negative);
+    positive = __dp4a(int(prmt(table, DOUBLED_HI, of_positive[h])), int(v.magnitudes[h]), positive);
+    negative = __dp4a(int(prmt(table, DOUBLED_HI, of_negative[h])), int(v.magnitudes[h]), negative);
   }
 }
 
@@ -168,14 +138,14 @@ struct step_loads {
 };
 
 /* row_sums[r] += the products of one chunk of row r with the lane's v chunk. */
-__device__ __forceinline__ void accumulate_step(const step_loads &in, const lookup_tables &tables,
+__device__ __forceinline__ void accumulate_step(const step_loads &in, uint32_t table,
                                                 float (&row_sums)[R])
 {
   uint32_t vw[4];
   chunk_words(in.v, vw);
   vector_word v[4];
 #pragma unroll
-  for (int q = 0; q < 4; q++) v[q] = decode_vector_word(vw[q], tables);
+  for (int q = 0; q < 4; q++) v[q] = decode_vector_word(vw[q], table);
   /* The 1/4 undoes the doubling of both operands (exact). */
   __half2 sv = __hmul2(scale_pair(in.sfv), __float2half2_rn(0.25f));
 #pragma unroll
@@ -184,7 +154,7 @@ __device__ __forceinline__ void accumulate_step(const step_loads &in, const look
     chunk_words(in.a[r], aw);
     int positive[2] = {}, negative[2] = {};
 #pragma unroll
-    for (int q = 0; q < 4; q++) dot_word(aw[q], v[q], tables, positive[q / 2], negative[q / 2]);
+    for (int q = 0; q < 4; q++) dot_word(aw[q], v[q], table, positive[q / 2], negative[q / 2]);
     int block0 = positive[0] - negative[0], block1 = positive[1] - negative[1];
     float2 scales = block_scales(scale_pair(in.sfa[r]), sv);
     row_sums[r] = fmaf(float(block0), scales.x, row_sums[r]);
@@ -256,7 +226,7 @@ __device__ __forceinline__ void row_groups(const uint128_t *a, const uint16_t *s
   Tensor tSfv = local_tile(make_tensor(make_gmem_ptr(sfv), vectors), vector_tiler, batch_row)(0, t, _);
   Tensor gC = make_tensor(make_gmem_ptr(c), make_layout(rows));
 
-  lookup_tables tables = make_lookup_tables(m);
+  uint32_t table = make_lookup_table(m);
   float row_sums[R] = {};
   int steps = size<1>(tA);
   /* Lanes past the row end (its last step) or in a group past the last row skip
@@ -271,7 +241,7 @@ __device__ __forceinline__ void row_groups(const uint128_t *a, const uint16_t *s
     }
     in.v = tV(step);
     in.sfv = tSfv(step);
-    accumulate_step(in, tables, row_sums);
+    accumulate_step(in, table, row_sums);
   }
 
   reduce_rows<TPR>(row_sums, t, [&](int r, float sum) {
