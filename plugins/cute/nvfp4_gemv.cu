@@ -138,8 +138,7 @@ struct step_loads {
 };
 
 /* row_sums[r] += the products of one chunk of row r with the lane's v chunk. */
-__device__ __forceinline__ void accumulate_step(const step_loads &in, uint32_t table,
-                                                float (&row_sums)[R])
+__device__ __forceinline__ void accumulate_step(const step_loads &in, uint32_t table, float (&row_sums)[R])
 {
   uint32_t vw[4];
   chunk_words(in.v, vw);
@@ -167,8 +166,7 @@ __device__ __forceinline__ void accumulate_step(const step_loads &in, uint32_t t
  * keeps half of its rows and adds its partner's half of the same rows (R - 1
  * shuffles in all, instead of R * log2 TPR), then plain butterfly rounds finish
  * the one row left. */
-template <int TPR, class Emit>
-__device__ __forceinline__ void reduce_rows(float (&x)[R], int t, Emit &&emit)
+template <int TPR, class Emit> __device__ __forceinline__ void reduce_rows(float (&x)[R], int t, Emit &&emit)
 {
   constexpr int SCATTER = R < TPR ? R : TPR; /* rows are halved down to R / SCATTER per lane */
   int first = 0;                             /* x[0 .. kept) hold rows first .. first + kept */
@@ -290,16 +288,18 @@ int check(const khost_input *in, khost__gemv *args)
   int status = khost__gemv_open(in, KHOST_DEVICE_CUDA, INT64_MAX, args);
   if (status != KHOST_STATUS_OK) return status;
   if (args->k % 32 != 0 || args->m % R != 0 || args->l * args->m > INT32_MAX)
-    return khost__input_fail(in, KHOST_STATUS_UNSUPPORTED,
-                             "needs k %% 32 == 0 (16-byte chunks), m %% %d == 0 and l*m <= 2^31-1; got m = %lld, "
-                             "k = %lld, l = %lld",
-                             R, (long long)args->m, (long long)args->k, (long long)args->l);
+    return khost__input_fail(
+        in, KHOST_STATUS_UNSUPPORTED,
+        "needs k %% 32 == 0 (16-byte chunks), m %% %d == 0 and l*m <= 2^31-1; got m = %lld, "
+        "k = %lld, l = %lld",
+        R, (long long)args->m, (long long)args->k, (long long)args->l);
   const void *chunked[2] = {args->a, args->v}, *paired[3] = {args->sfa, args->sfv, args->c};
   if (!khost__input_aligned(chunked, 2, 16) || !khost__input_aligned(paired, 3, 2))
-    return khost__input_fail(in, KHOST_STATUS_UNSUPPORTED,
-                             "a and v must be 16-byte aligned, sfa, sfv and c 2-byte aligned (a %p, v %p, sfa %p, "
-                             "sfv %p, c %p)",
-                             args->a, args->v, args->sfa, args->sfv, args->c);
+    return khost__input_fail(
+        in, KHOST_STATUS_UNSUPPORTED,
+        "a and v must be 16-byte aligned, sfa, sfv and c 2-byte aligned (a %p, v %p, sfa %p, "
+        "sfv %p, c %p)",
+        args->a, args->v, args->sfa, args->sfv, args->c);
   return KHOST_STATUS_OK;
 }
 
@@ -349,10 +349,10 @@ int residency_of(const khost_input *in, residency *out)
   if (device != known_device) {
     residency r = {};
     KHOST__CUTE_CHECK(in, cudaDeviceGetAttribute(&r.sms, cudaDevAttrMultiProcessorCount, device));
-    KHOST__CUTE_CHECK(in, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&r.per_sm, gemv_rows<WARP, 1, 1>,
-                                                                        THREADS, 0));
-    KHOST__CUTE_CHECK(in, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&r.tail_per_sm,
-                                                                        gemv_rows<WARP, 1, TAIL_W>, THREADS, 0));
+    KHOST__CUTE_CHECK(
+        in, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&r.per_sm, gemv_rows<WARP, 1, 1>, THREADS, 0));
+    KHOST__CUTE_CHECK(in, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                              &r.tail_per_sm, gemv_rows<WARP, 1, TAIL_W>, THREADS, 0));
     known = r;
     known_device = device;
   }
@@ -422,6 +422,7 @@ int dispatch(const khost_input *in, khost__cute_name *name)
 } // namespace
 
 const khost_kernel khost__cute_nvfp4_gemv = {
-  sizeof(khost_kernel), "nvfp4_gemv", KHOST_DEVICE_CUDA, khost__cute_run<dispatch>, supports, nullptr,
-  khost__cute_describe<dispatch>,
+    sizeof(khost_kernel),           "nvfp4_gemv", KHOST_DEVICE_CUDA,
+    khost__cute_run<dispatch>,      supports,     nullptr,
+    khost__cute_describe<dispatch>,
 };
