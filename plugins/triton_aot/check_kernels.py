@@ -3,8 +3,9 @@
 Triton's interpreter (TRITON_INTERPRET=1) on numpy data and is compared with a float64
 reference. The inline PTX the kernels carry (the GEMV's fp4 decode, the softmax's
 ex2) cannot run in the interpreter, so this script executes that PTX text itself with
-a small emulator of the few instructions it uses, bit for bit. Prints TAP (one line
-per variant); exit status 0 when every variant passes.
+a small emulator of the few instructions it uses, bit for bit. Every load and store of
+an active lane must fall inside one of the launch's arrays. Prints TAP (one line per
+variant); exit status 0 when every variant passes.
 
 Usage: check_kernels.py [--only SUBSTRING] [--seed N]
 """

@@ -21,14 +21,16 @@
  * registers); the rule wants 24, three quarters of a wave: 96 rows per multiprocessor,
  * the threshold measured for the earlier 16-row first variant (docs/TRITON_AOT.md).
  * GPU MODE's 1 batch of 7168 rows is 13.6 programs per multiprocessor, perf_medium's
- * 16384 rows 31: there it leads the 2-warp variant on an H200 (43.7 against 40.4% of
- * copy) and ties it on an H100 (54.5 against 54.9; docs/PERF.md run V). */
+ * 16384 rows 31: there it led the 2-warp variant on an H200 (43.7 against 40.4% of
+ * copy) and tied it on an H100 (54.5 against 54.9; docs/PERF.md run V), until run AF's
+ * kernel made rows of one 2-warp tile faster on 2 warps (ONE_TILE_K). */
 #define FULL_GRID 24
 /* A row of up to 2048 elements is one tile of the 2-warp variant, which then runs no
  * loop, where the one-warp variant passes over it twice and once more to reload its last
  * tile. On an H200 the 2-warp variant took 1-1.5% less time on both full grids of
- * k = 2048 (bench_m7168_k2048_l4, perf_medium) and 1.7-2.8% more on k = 4096 and 7168
- * (docs/PERF.md run AF); k between 2048 and 4096 was not measured. */
+ * k = 2048 (bench_m7168_k2048_l4, perf_medium) and 1.7-2.8% more on k = 4096 and 7168;
+ * on an H100 it was 0.7-2.3% faster at k = 2048 and 2% faster at k = 4096 too (docs/PERF.md
+ * run AF, calls 1 and 3). k between 2048 and 4096 was not measured. */
 #define ONE_TILE_K 2048
 /* The 4-warp variant takes grids of one wave or less (a wave: the programs of it that
  * fit an SM by its registers, 9 at the 56 it was measured with, times the SMs) and
