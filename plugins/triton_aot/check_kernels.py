@@ -313,12 +313,17 @@ def aot_compiler():
     return sys.modules["khost_triton_aot"]
 
 
-def launch(variant, grid, *args):
+def _run_bounded(fn, grid, args, constexprs):
+    """fn[grid](*args) with its loads and stores checked against the arrays among args."""
     _BOUNDS[:] = [(np.uint64(a.data_ptr()), np.uint64(a.data_ptr() + a.array.nbytes))
                   for a in args if isinstance(a, Pointer)]
+    fn[grid](*args, **constexprs)
+
+
+def launch(variant, grid, *args):
     aot = aot_compiler()
     fn = aot.kernel_function(os.path.join(HERE, "kernels"), variant["source"], variant["function"])
-    fn[grid](*args, **aot.constexprs_of(fn, variant))
+    _run_bounded(fn, grid, args, aot.constexprs_of(fn, variant))
 
 
 def rows_shapes(variant):
@@ -467,6 +472,30 @@ def check_gemv(variant, rng):
     return None
 
 
+@triton.jit
+def _copy_one_too_many(x, y, n, BLOCK: tl.constexpr):
+    i = tl.arange(0, BLOCK)
+    tl.store(y + i, tl.load(x + i, mask=i <= n), mask=i <= n)
+
+
+def _out_of_bounds_cause(error):
+    while error is not None and not isinstance(error, OutOfBounds):
+        error = error.__cause__
+    return error
+
+
+def check_bounds_check():
+    """The bounds check itself must fail a kernel that reads and writes one element past n."""
+    x, y = np.arange(7, dtype=np.float32), np.zeros(7, dtype=np.float32)
+    try:
+        _run_bounded(_copy_one_too_many, (1, ), (Pointer(x, "float32"), Pointer(y, "float32"), 7), {"BLOCK": 8})
+    except triton.runtime.errors.InterpreterError as e:
+        if _out_of_bounds_cause(e) is not None:
+            return None
+        raise
+    return "a read and a write one element past the arrays went unnoticed"
+
+
 CHECKS = {"copy_transpose": check_copy, "reduce_sum": check_reduce, "softmax_online": check_softmax,
           "nvfp4_gemv": check_gemv}
 
@@ -481,20 +510,19 @@ def main(argv):
     warnings.filterwarnings("ignore", category=RuntimeWarning)
     variants = [v for v in runpy.run_path(os.path.join(HERE, "manifest.py"))["VARIANTS"]
                 if args.only in v["name"]]
-    print(f"1..{len(variants)}", flush=True)  # TAP, for meson test
+    print(f"1..{len(variants) + 1}", flush=True)  # TAP, for meson test
     failures = 0
-    for number, variant in enumerate(variants, 1):
+    checks = [(v["name"], lambda v=v: CHECKS[v["op"]](v, np.random.default_rng(args.seed))) for v in variants]
+    for number, (name, check) in enumerate(checks + [("bounds check", check_bounds_check)], 1):
         try:
-            problem = CHECKS[variant["op"]](variant, np.random.default_rng(args.seed))
+            problem = check()
         except triton.runtime.errors.InterpreterError as e:
-            cause = e
-            while cause is not None and not isinstance(cause, OutOfBounds):
-                cause = cause.__cause__
+            cause = _out_of_bounds_cause(e)
             if cause is None:
                 raise
             problem = str(cause)
         verdict = f"not ok {number}" if problem else f"ok {number}"
-        print(f"{verdict} - {variant['name']}" + (f": {problem}" if problem else ""), flush=True)
+        print(f"{verdict} - {name}" + (f": {problem}" if problem else ""), flush=True)
         failures += bool(problem)
     return 1 if failures else 0
 
