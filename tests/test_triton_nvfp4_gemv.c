@@ -42,7 +42,11 @@ Test(gemv_rule, grids_of_96_rows_an_sm_or_more_take_the_one_warp_variant)
 
 Test(gemv_rule, rows_of_one_two_warp_tile_take_two_warps_in_any_grid)
 {
-  /* GPU MODE's 7168x2048x4, perf_medium: 2048 elements are one tile of the 2-warp variant. */
+  /* GPU MODE's 7168x2048x4, perf_medium: 2048 elements are one tile of the 2-warp variant,
+   * the rule's ONE_TILE_K. */
+  const khost__triton_variant *two_warps = khost__triton_find_variant(TWO_WARPS);
+  cr_assert_not_null(two_warps);
+  cr_assert_eq(two_warps->block_k, 2048, "ONE_TILE_K must follow the 2-warp variant's tile");
   cr_assert_str_eq(choice(7168, 2048, 4, HOPPER), TWO_WARPS);
   cr_assert_str_eq(choice(512, 2048, 32, HOPPER), TWO_WARPS);
   cr_assert_str_eq(choice(7168, 2080, 4, HOPPER), ONE_WARP, "one 32-element block past the tile");

@@ -226,18 +226,19 @@ class OutOfBounds(Exception):
 _BOUNDS = []
 
 
-def _checked(access):
-    """access (a masked load or store of the interpreter's builder), failing on any active
-    lane whose element lies outside every array of the launch."""
+def _checked(access, kind, mask_at):
+    """access (the interpreter builder's masked load or store, kind, whose mask is argument
+    mask_at after the pointers), failing on any active lane whose element lies outside every
+    array of the launch."""
     def run(self, ptrs, *rest):
-        mask = rest[0] if access.__name__ == "create_masked_load" else rest[1]
+        mask = rest[mask_at]
         size = np.dtype(interpreter._get_np_dtype(ptrs.get_element_ty())).itemsize
         addrs = ptrs.data[np.broadcast_to(mask.data, ptrs.data.shape)].astype(np.uint64)
         inside = np.zeros(addrs.shape, dtype=bool)
         for start, end in _BOUNDS:
             inside |= (addrs >= start) & (addrs + np.uint64(size) <= end)
         if not inside.all():
-            raise OutOfBounds(f"{access.__name__[len('create_masked_'):]} of {int((~inside).sum())} "
+            raise OutOfBounds(f"{kind} of {int((~inside).sum())} "
                               f"{size}-byte element(s) outside the launch's arrays, "
                               f"first at {int(addrs[~inside][0]):#x}")
         return access(self, ptrs, *rest)
@@ -247,8 +248,8 @@ def _checked(access):
 def _install_interpreter_hooks():
     interpreter.interpreter_builder.create_inline_asm = _create_inline_asm
     builder = type(interpreter.interpreter_builder)
-    builder.create_masked_load = _checked(builder.create_masked_load)
-    builder.create_masked_store = _checked(builder.create_masked_store)
+    builder.create_masked_load = _checked(builder.create_masked_load, "load", 0)
+    builder.create_masked_store = _checked(builder.create_masked_store, "store", 1)
     # The data is host memory already: no copies to and from a device.
     interpreter.GridExecutor._init_args_hst = lambda self, args, kwargs: (args, kwargs)
     interpreter.GridExecutor._restore_args_dev = lambda self, *a: None

@@ -1,7 +1,8 @@
 /* nvfp4_gemv on kernels/nvfp4_gemv.py, reading the plain (row-major) scales; the
  * swizzled copies are for tensor-core kernels. Rule (measured on an H100 and an H200,
  * docs/TRITON_AOT.md): the first variant in manifest order whose grid nearly fills
- * the GPU, m / block_m * l >= FULL_GRID programs per multiprocessor; for grids of one
+ * the GPU, m / block_m * l >= FULL_GRID programs per multiprocessor, with rows longer
+ * than one tile of the last variant (ONE_TILE_K); for grids of one
  * wave or less of long rows, the variant whose 4 warps share each row's k (more warps
  * in flight for the few rows); else the last variant, whose 2 warps share each row's
  * k and which runs every aligned input. */

@@ -112,17 +112,14 @@ def _load_tile(a_rows, sfa_rows, v_base, sfv_base, g, first, GROUPS: tl.constexp
     (a zero word or scale adds nothing). a and its scales are read once but carry no L2 hint:
     under khost's read flush evict_first measured slower (docs/PERF.md run X, call 9)."""
     cols = g + tl.arange(0, GROUPS)
-    if MASKED:
-        ok = cols >= first
-        a_t = tl.load(a_rows + cols[None, :], mask=ok[None, :], other=0)
-        sa_t = tl.load(sfa_rows + cols[None, :], mask=ok[None, :], other=0)
-        v_t = tl.load(v_base + cols, mask=ok, other=0)
-        sv_t = tl.load(sfv_base + cols, mask=ok, other=0)
-    else:
-        a_t = tl.load(a_rows + cols[None, :])
-        sa_t = tl.load(sfa_rows + cols[None, :])
-        v_t = tl.load(v_base + cols)
-        sv_t = tl.load(sfv_base + cols)
+    ok = cols >= first
+    row_ok = ok[None, :] if MASKED else None
+    col_ok = ok if MASKED else None
+    zero = 0 if MASKED else None
+    a_t = tl.load(a_rows + cols[None, :], mask=row_ok, other=zero)
+    sa_t = tl.load(sfa_rows + cols[None, :], mask=row_ok, other=zero)
+    v_t = tl.load(v_base + cols, mask=col_ok, other=zero)
+    sv_t = tl.load(sfv_base + cols, mask=col_ok, other=zero)
     sv_quarter = (_e4m3_to_f32(sv_t) * 0.25).to(tl.float16)
     scale_t = tl.inline_asm_elementwise(_PAIR_SCALES, "=f,=f,r,r", [sa_t, sv_quarter[None, :]], dtype=tl.float32,
                                         is_pure=True, pack=2)
