@@ -18,8 +18,7 @@ Entry fields:
   constexprs  values of the tl.constexpr arguments (BLOCK_M, BLOCK_N, BLOCK_K are
               also exported to the launcher for grids and rules)
   num_warps, num_stages  (always 1: Triton's shared-memory pipelining of a loop's loads
-              drops their L2 eviction hints, which measured worth more; the GEMV
-              double-buffers in registers instead)
+              drops their L2 eviction hints, which measured worth more)
   dtype       the element type the variant serves: fp16, bf16, fp32, b16 and b32 (any
               type of that size), e2m1
   aligned     True when the signature carries divisibility promises

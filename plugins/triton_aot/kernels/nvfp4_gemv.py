@@ -129,9 +129,14 @@ def _load_tile(a_rows, sfa_rows, v_base, sfv_base, g, first, GROUPS: tl.constexp
 @triton.jit
 def _row_sums(a, sfa, v, sfv, m, ks, batch, rows, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr):
     """The sums of the given rows of batch.
-    Registers double-buffer the stream: the next tile loads while this one is reduced
-    (Triton's cp.async pipelining measured slower in docs/TRITON_AOT.md's rounds, under the
-    old memset flush; not measured again since the loads lost their L2 hint)."""
+    The source loads the next tile before reducing this one, but this is no double buffer:
+    ptxas moves those loads below the reduction (into the registers it frees) and then waits
+    on them, so a pass is: reduce, issue all 10 loads together, wait. That order is kept
+    because it issues the scale loads with the rest: in a plain loop ptxas issues them
+    after most of the reduction. Forcing every load to the top of a plain loop measured 0.6%
+    slower on bench_m7168_k16384_l1 and 4% on bench_m7168_k2048_l4, and two tiles' loads a
+    pass 7% slower on the first (docs/PERF.md run AG). Triton's cp.async pipelining measured
+    slower in docs/TRITON_AOT.md's rounds, under the old memset flush."""
     GROUPS: tl.constexpr = BLOCK_K // 16
     a_rows = a + batch * m * ks + rows[:, None] * ks
     sfa_rows = sfa + batch * m * ks + rows[:, None] * ks
