@@ -167,8 +167,7 @@ NV_INFO_HVAL = 3
 NV_INFO_SVAL = 4
 NV_INFO_REGCOUNT = 0x2F
 
-
-ELF64_SYM_SIZE = 24
+ELF64_SYM_SIZE = 24  # bytes of a 64-bit ELF symbol table entry
 
 
 def _elf_sections(image):

@@ -130,15 +130,11 @@ def _load_tile(a_rows, sfa_rows, v_base, sfv_base, g, first, GROUPS: tl.constexp
 def _row_sums(a, sfa, v, sfv, m, ks, batch, rows, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr):
     """The sums of the given rows of batch.
     The source loads the next tile before reducing this one, but this is no double buffer:
-    ptxas moves those loads below the reduction (into the registers it frees) and then waits
-    on them, so a pass is: reduce, issue all 10 loads together, wait. For the 2-warp variant
-    that order is kept because it issues the scale loads with the rest: in a plain loop
-    ptxas (at 40 registers) issues them after most of the reduction, and b1
-    (bench_m7168_k16384_l1) took 13% longer; every load forced to the top of a plain loop took
-    0.6% longer there, two tiles' loads a pass 7%. The one-warp variant as a plain loop (all
-    loads at the top at 64 registers) ran b2, b3, perf_large and perf_medium 1.4-2.6% faster:
-    measured once, not yet adopted (docs/PERF.md run AG, call 3). Triton's cp.async pipelining
-    measured slower in docs/TRITON_AOT.md's rounds, under the old memset flush."""
+    ptxas moves those loads below the reduction, into the registers it frees, and waits on
+    them, so a pass reduces, issues all 10 loads together and waits. The order is kept for
+    the 2-warp variant because a plain loop lets ptxas issue its scale loads late, after
+    most of the reduction (13% slower on bench_m7168_k16384_l1); the loads forced to the top,
+    or two tiles' loads a pass, were slower too (docs/PERF.md run AG)."""
     GROUPS: tl.constexpr = BLOCK_K // 16
     a_rows = a + batch * m * ks + rows[:, None] * ks
     sfa_rows = sfa + batch * m * ks + rows[:, None] * ks
