@@ -1,8 +1,7 @@
 /* nvfp4_gemv on kernels/nvfp4_gemv.py, reading the plain (row-major) scales; the
  * swizzled copies are for tensor-core kernels. Rule (measured on an H100 and an H200,
  * docs/TRITON_AOT.md): the first variant in manifest order whose grid nearly fills
- * the GPU, m / block_m * l >= FULL_GRID programs per multiprocessor, with rows longer
- * than one tile of the last variant (ONE_TILE_K); for grids of one
+ * the GPU, m / block_m * l >= FULL_GRID programs per multiprocessor; for grids of one
  * wave or less of long rows, the variant whose 4 warps share each row's k (more warps
  * in flight for the few rows); else the last variant, whose 2 warps share each row's
  * k and which runs every aligned input. */
@@ -18,21 +17,13 @@
 
 #define SCALE_BLOCK KHOST__GEMV_BLOCK /* k-elements per e4m3 scale, and per 64-bit word of codes */
 #define MAX_GRID_Y  65535
-/* gemv_m4_k1024_w1 runs 32 programs at once per multiprocessor (one warp, 64
+/* gemv_m4_k1024_w1_top runs 32 programs at once per multiprocessor (one warp, 64
  * registers); the rule wants 24, three quarters of a wave: 96 rows per multiprocessor,
  * the threshold measured for the earlier 16-row first variant (docs/TRITON_AOT.md).
  * GPU MODE's 1 batch of 7168 rows is 13.6 programs per multiprocessor, perf_medium's
- * 16384 rows 31: there it led the 2-warp variant on an H200 (43.7 against 40.4% of
- * copy) and tied it on an H100 (54.5 against 54.9; docs/PERF.md run V), until run AF's
- * kernel made rows of one 2-warp tile faster on 2 warps (ONE_TILE_K). */
+ * 16384 rows 31. Its plain loop needs no reload pass, so rows of one 2-warp tile
+ * (k <= 2048), which run AF gave the 2-warp variant, are its too (docs/PERF.md run AH). */
 #define FULL_GRID 24
-/* A row of up to 2048 elements is one tile of the 2-warp variant, which then runs no
- * loop, where the one-warp variant passes over it twice and once more to reload its last
- * tile. On an H200 the 2-warp variant took 1-1.5% less time on both full grids of
- * k = 2048 (bench_m7168_k2048_l4, perf_medium) and 1.7-2.8% more on k = 4096 and 7168;
- * on an H100 it was 0.7-2.3% faster at k = 2048 and 2% faster at k = 4096 too (docs/PERF.md
- * run AF, calls 1 and 3). k between 2048 and 4096 was not measured. */
-#define ONE_TILE_K 2048
 /* The 4-warp variant takes grids of one wave or less (a wave: the programs of it that
  * fit an SM by its registers, 9 at the 56 it was measured with, times the SMs) and
  * rows of at least 3/4 of its 4096-element tile. It ran GPU MODE's k = 3072 to 7168
@@ -66,7 +57,6 @@ static int preferred(const khost__triton_variant *v, const khost__triton_shape *
   if (v->num_warps == FOUR_WARPS)
     return d->sms > 0 && s->k >= FOUR_WARP_MIN_K &&
            programs <= khost__triton_programs_per_sm(v) * (int64_t)d->sms;
-  if (v->num_warps == 1 && s->k <= ONE_TILE_K) return 0;
   return d->sms > 0 && programs >= FULL_GRID * (int64_t)d->sms;
 }
 

@@ -23,8 +23,8 @@ would copy it before each lookup), and the scales become fp32 as their tile land
 through the loop as bytes, they were unpacked and packed again on every pass. These and
 the sign handling took the loop from 371 SASS instructions to 310 (docs/PERF.md run AE).
 Only a row's first tile is masked (it reaches back before word 0 so that the rest are
-whole), and the pass that only loads reloads the last tile instead of masking a tile past
-the row: with masked loads (each zeroes its registers first) the loop was 17 instructions
+whole), and the load-ahead loop's pass that only loads reloads the last tile instead of
+masking a tile past the row: with masked loads (each zeroes its registers first) the loop was 17 instructions
 longer (310 against 293, run AF).
 """
 import triton
@@ -127,14 +127,15 @@ def _load_tile(a_rows, sfa_rows, v_base, sfv_base, g, first, GROUPS: tl.constexp
 
 
 @triton.jit
-def _row_sums(a, sfa, v, sfv, m, ks, batch, rows, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr):
-    """The sums of the given rows of batch.
-    The source loads the next tile before reducing this one, but this is no double buffer:
-    ptxas moves those loads below the reduction, into the registers it frees, and waits on
-    them, so a pass reduces, issues all 10 loads together and waits. The order is kept for
-    the 2-warp variant because a plain loop lets ptxas issue its scale loads late, after
-    most of the reduction (13% slower on bench_m7168_k16384_l1); the loads forced to the top,
-    or two tiles' loads a pass, were slower too (docs/PERF.md run AG)."""
+def _row_sums(a, sfa, v, sfv, m, ks, batch, rows, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr,
+              LOAD_AHEAD: tl.constexpr):
+    """The sums of the given rows of batch. Neither loop form double-buffers in SASS; they
+    differ in where ptxas puts the 10 loads of a pass (docs/PERF.md runs AG and AH).
+    LOAD_AHEAD (the 2- and 4-warp variants, 56 registers): the source loads the next tile
+    before reducing this one, and ptxas issues those loads together below the reduction; in
+    a plain loop it would issue the scale loads late, after most of the reduction (13% slower
+    on bench_m7168_k16384_l1). Otherwise (one warp, 64 registers) a plain loop, whose loads
+    all issue at the top of the pass, and which needs no reload pass."""
     GROUPS: tl.constexpr = BLOCK_K // 16
     a_rows = a + batch * m * ks + rows[:, None] * ks
     sfa_rows = sfa + batch * m * ks + rows[:, None] * ks
@@ -151,7 +152,12 @@ def _row_sums(a, sfa, v, sfv, m, ks, batch, rows, BLOCK_M: tl.constexpr, BLOCK_K
     sfv_base += start
     a_t, s_t, v_t = _load_tile(a_rows, sfa_rows, v_base, sfv_base, 0, -start, GROUPS, True)
     last = ks - start - GROUPS
-    if last == 0:
+    if not LOAD_AHEAD:
+        acc = _tile_dot(acc, a_t, s_t, v_t, zero)
+        for g in range(GROUPS, ks - start, GROUPS):
+            a_t, s_t, v_t = _load_tile(a_rows, sfa_rows, v_base, sfv_base, g, 0, GROUPS, False)
+            acc = _tile_dot(acc, a_t, s_t, v_t, zero)
+    elif last == 0:
         # A row of one tile has no whole tile to reload: it must not run the loop.
         acc = _tile_dot(acc, a_t, s_t, v_t, zero)
     else:
@@ -165,10 +171,10 @@ def _row_sums(a, sfa, v, sfv, m, ks, batch, rows, BLOCK_M: tl.constexpr, BLOCK_K
 
 
 @triton.jit
-def nvfp4_gemv(a, sfa, v, sfv, c, m, ks, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr):
+def nvfp4_gemv(a, sfa, v, sfv, c, m, ks, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr, LOAD_AHEAD: tl.constexpr):
     """a [l][m][ks] and v [l][ks] int64 words; sfa [l][m][ks], sfv [l][ks] e4m3 bytes;
     c [l][m] fp16. Grid (m / BLOCK_M, l); the launcher guarantees m % BLOCK_M == 0."""
     batch = tl.program_id(1).to(tl.int64)
     rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
-    sums = _row_sums(a, sfa, v, sfv, m, ks, batch, rows, BLOCK_M, BLOCK_K)
+    sums = _row_sums(a, sfa, v, sfv, m, ks, batch, rows, BLOCK_M, BLOCK_K, LOAD_AHEAD)
     tl.store(c + batch * m + rows, sums.to(tl.float16))

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Run AH: times triton_aot GEMV variants, each forced, over docs/runs/AH-rule.ini and prints one
+# line a variant (median us a case). Usage: docs/runs/AH-rule.sh BUILD VARIANT...   (reports under $OUT)
+set -u
+build=$1
+shift
+export KHOST_SUITE_PATH=$PWD/suites
+out=${OUT:-$(mktemp -d)}
+for v in "$@"; do
+  rm -f "$out/rule.json"
+  KHOST_TRITON_VARIANT=$v "$build/khost" --suite docs/runs/AH-rule.ini --backends triton_aot \
+    --json "$out/rule.json" >/dev/null 2>&1
+  echo "exit $? $(python3 - "$v" "$out/rule.json" <<'PY'
+import json, sys
+rows = [r for r in json.load(open(sys.argv[2]))["rows"] if r["backend"] == "triton_aot"]
+print(sys.argv[1].ljust(22), " | ".join("%s %s %.2f" % (r["case"].replace("rule_", ""), r["status"],
+                                                        ((r.get("time") or {}).get("median_s") or 0) * 1e6) for r in rows))
+PY
+)"
+done
+rm -f "$out/rule.json"
