@@ -1,7 +1,7 @@
 /* The choices of the triton_aot GEMV rule (plugins/triton_aot/nvfp4_gemv.c) over the
  * plugin's real variant table, for the device facts of the GPUs it was measured on
  * written in: the rule reads the SM count, which a machine without a GPU cannot
- * report. docs/PERF.md runs U, V and AD hold the measurements. */
+ * report. docs/PERF.md runs U, V, AD, AF and AH hold the measurements. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 
