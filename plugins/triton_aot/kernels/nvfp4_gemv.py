@@ -24,8 +24,8 @@ through the loop as bytes, they were unpacked and packed again on every pass. Th
 the sign handling took the loop from 371 SASS instructions to 310 (docs/PERF.md run AE).
 Only a row's first tile is masked (it reaches back before word 0 so that the rest are
 whole), and the load-ahead loop's pass that only loads reloads the last tile instead of
-masking a tile past the row: with masked loads (each zeroes its registers first) the loop was 17 instructions
-longer (310 against 293, run AF).
+masking a tile past the row: with masked loads (each zeroes its registers first) the loop
+was 17 instructions longer (310 against 293, run AF).
 """
 import triton
 import triton.language as tl
