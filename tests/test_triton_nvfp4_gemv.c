@@ -33,7 +33,7 @@ static const char *choice(int64_t m, int64_t k, int64_t l, khost__triton_device 
   return v->name;
 }
 
-Test(gemv_rule, grids_of_96_rows_an_sm_or_more_take_the_one_warp_variant)
+Test(gemv_rule, grids_beyond_one_two_warp_wave_take_the_one_warp_variant)
 {
   /* GPU MODE's 4096x7168x8, perf_large. */
   cr_assert_str_eq(choice(4096, 7168, 8, HOPPER), ONE_WARP);
@@ -48,12 +48,19 @@ Test(gemv_rule, full_grids_of_short_rows_take_the_one_warp_variant)
   cr_assert_str_eq(choice(16384, 1024, 4, HOPPER), ONE_WARP);
 }
 
-Test(gemv_rule, the_threshold_is_96_rows_per_sm)
+Test(gemv_rule, the_threshold_is_one_wave_of_the_two_warp_variant)
 {
-  cr_assert_str_eq(choice(96 * 132, 4096, 1, HOPPER), ONE_WARP);
-  cr_assert_str_eq(choice(96 * 132 - 16, 4096, 1, HOPPER), TWO_WARPS);
-  cr_assert_str_eq(choice(96 * 66, 4096, 2, HOPPER), ONE_WARP, "rows of all batches count");
-  cr_assert_str_eq(choice(96 * 132 - 16, 4096, 1, H100_PCIE), ONE_WARP, "fewer SMs fill sooner");
+  /* A wave: the programs of it that fit an SM by its registers (18 at 56: 72 rows an SM). */
+  const khost__triton_variant *two_warps = khost__triton_find_variant(TWO_WARPS);
+  cr_assert_not_null(two_warps);
+  int64_t wave = khost__triton_programs_per_sm(two_warps);
+  cr_assert_gt(wave, 0);
+  cr_assert_str_eq(choice(wave * 132 * 4, 16384, 1, HOPPER), TWO_WARPS);
+  cr_assert_str_eq(choice(wave * 132 * 4 + 16, 16384, 1, HOPPER), ONE_WARP);
+  cr_assert_str_eq(choice(wave * 66 * 4 + 16, 4096, 2, HOPPER), ONE_WARP, "rows of all batches count");
+  cr_assert_str_eq(choice(wave * 132 * 4, 4096, 1, H100_PCIE), ONE_WARP, "fewer SMs fill sooner");
+  /* GPU MODE's 7168x16384x1, 54 rows an SM. */
+  cr_assert_str_eq(choice(7168, 16384, 1, HOPPER), TWO_WARPS);
 }
 
 Test(gemv_rule, a_grid_of_one_four_warp_wave_or_less_takes_four_warps)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Run AH: times triton_aot GEMV variants, each forced, over docs/runs/AH-rule.ini and prints one
-# line a variant (median us a case). Usage: docs/runs/AH-rule.sh BUILD VARIANT...   (reports under $OUT)
+# Run AH: times triton_aot GEMV variants, each forced, over docs/runs/AH-rule.ini (or the suite in
+# $SUITE; only the cases matching the glob $CASES, if set) and prints one line a variant (median us a case).
+# Usage: [SUITE=FILE] [CASES=GLOB] docs/runs/AH-rule.sh BUILD VARIANT...   (reports under $OUT)
 set -u
 build=$1
 shift
@@ -8,7 +9,7 @@ export KHOST_SUITE_PATH=$PWD/suites
 out=${OUT:-$(mktemp -d)}
 for v in "$@"; do
   rm -f "$out/rule.json"
-  KHOST_TRITON_VARIANT=$v "$build/khost" --suite docs/runs/AH-rule.ini --backends triton_aot \
+  KHOST_TRITON_VARIANT=$v "$build/khost" --suite "${SUITE:-docs/runs/AH-rule.ini}" ${CASES:+--case "$CASES"} --backends triton_aot \
     --json "$out/rule.json" >/dev/null 2>&1
   echo "exit $? $(python3 - "$v" "$out/rule.json" <<'PY'
 import json, sys

@@ -1,7 +1,7 @@
 /* nvfp4_gemv on kernels/nvfp4_gemv.py, reading the plain (row-major) scales; the
  * swizzled copies are for tensor-core kernels. Rule (measured on an H100 and an H200,
- * docs/TRITON_AOT.md): the first variant in manifest order whose grid nearly fills
- * the GPU, m / block_m * l >= FULL_GRID programs per multiprocessor; for grids of one
+ * docs/TRITON_AOT.md): the first variant in manifest order, one warp a program, for
+ * grids larger than one wave of the 2-warp variant; for grids of one
  * wave or less of long rows, the variant whose 4 warps share each row's k (more warps
  * in flight for the few rows); else the last variant, whose 2 warps share each row's
  * k and which runs every aligned input. */
@@ -17,13 +17,15 @@
 
 #define SCALE_BLOCK KHOST__GEMV_BLOCK /* k-elements per e4m3 scale, and per 64-bit word of codes */
 #define MAX_GRID_Y  65535
-/* gemv_m4_k1024_w1_top runs 32 programs at once per multiprocessor (one warp, 64
- * registers); the rule wants 24, three quarters of a wave: 96 rows per multiprocessor,
- * the threshold measured for the earlier 16-row first variant (docs/TRITON_AOT.md).
- * GPU MODE's 1 batch of 7168 rows is 13.6 programs per multiprocessor, perf_medium's
- * 16384 rows 31. Its plain loop needs no reload pass, so rows of one 2-warp tile
- * (k <= 2048), which run AF gave the 2-warp variant, are its too (docs/PERF.md run AH). */
-#define FULL_GRID 24
+/* The one-warp variant takes grids larger than one wave of the 2-warp variant (the
+ * programs of it that fit an SM by its registers: 18 at its 56, so 72 rows an SM); it
+ * holds 128 rows an SM in one wave itself (32 programs of 64 registers). Measured from 54
+ * to 96 rows an SM (docs/PERF.md run AH): within the 2-warp wave one warp took 5-7% more
+ * time at k = 16384 (H200; b1, 54 rows an SM: 13% on an H200, 3% on an H100) and 1-2.5%
+ * less at k = 4096 from 60 rows an SM; beyond it, 4-15% less on an H200 and 3-20% on an
+ * H100, where the earlier threshold of 96 rows an SM left the 2-warp variant two waves.
+ * At any k: with no reload pass, its rows of one 2-warp tile (k <= 2048) ran faster too. */
+#define TWO_WARP_VARIANT "gemv_m4_k2048_w2"
 /* The 4-warp variant takes grids of one wave or less (a wave: the programs of it that
  * fit an SM by its registers, 9 at the 56 it was measured with, times the SMs) and
  * rows of at least 3/4 of its 4096-element tile. It ran GPU MODE's k = 3072 to 7168
@@ -50,14 +52,22 @@ static const char *cannot_run(const khost__triton_variant *v, const khost__trito
   return NULL;
 }
 
+/* Nonzero when s's grid of v's programs fits the GPU at once (0 SMs or an unknown
+ * register count: never). */
+static int one_wave(const khost__triton_variant *v, const khost__triton_shape *s)
+{
+  return s->m / v->block_m * s->l <= khost__triton_programs_per_sm(v) * (int64_t)s->device.sms;
+}
+
 static int preferred(const khost__triton_variant *v, const khost__triton_shape *s)
 {
-  const khost__triton_device *d = &s->device;
-  int64_t programs = s->m / v->block_m * s->l;
-  if (v->num_warps == FOUR_WARPS)
-    return d->sms > 0 && s->k >= FOUR_WARP_MIN_K &&
-           programs <= khost__triton_programs_per_sm(v) * (int64_t)d->sms;
-  return d->sms > 0 && programs >= FULL_GRID * (int64_t)d->sms;
+  if (s->device.sms <= 0) return 0;
+  if (v->num_warps == FOUR_WARPS) return s->k >= FOUR_WARP_MIN_K && one_wave(v, s);
+  if (v->num_warps == 1) {
+    const khost__triton_variant *two_warps = khost__triton_find_variant(TWO_WARP_VARIANT);
+    return two_warps != NULL && khost__triton_programs_per_sm(two_warps) > 0 && !one_wave(two_warps, s);
+  }
+  return 1;
 }
 
 const khost__triton_rule khost__triton_gemv_rule = {"nvfp4_gemv", cannot_run, preferred};
