@@ -33,6 +33,20 @@ static const char *choice(int64_t m, int64_t k, int64_t l, khost__triton_device 
   return v->name;
 }
 
+/* The choices at the edge of one wave of the variant called name (the programs of it that fit
+ * an SM by its registers, 4 rows each) for rows of k: inside up to it, beyond past it. */
+static void wave_edge(const char *name, int64_t k, const char *inside, const char *beyond)
+{
+  const khost__triton_variant *v = khost__triton_find_variant(name);
+  cr_assert_not_null(v);
+  int64_t wave = khost__triton_programs_per_sm(v);
+  cr_assert_gt(wave, 0);
+  cr_assert_str_eq(choice(wave * 132 * 4, k, 1, HOPPER), inside);
+  cr_assert_str_eq(choice(wave * 132 * 4 + 16, k, 1, HOPPER), beyond);
+  cr_assert_str_eq(choice(wave * 66 * 4 + 16, k, 2, HOPPER), beyond, "rows of all batches count");
+  cr_assert_str_eq(choice(wave * 114 * 4 + 16, k, 1, H100_PCIE), beyond, "fewer SMs fill sooner");
+}
+
 Test(gemv_rule, grids_beyond_one_two_warp_wave_take_the_one_warp_variant)
 {
   /* GPU MODE's 4096x7168x8, perf_large. */
@@ -50,15 +64,8 @@ Test(gemv_rule, full_grids_of_short_rows_take_the_one_warp_variant)
 
 Test(gemv_rule, the_threshold_is_one_wave_of_the_two_warp_variant)
 {
-  /* A wave: the programs of it that fit an SM by its registers (18 at 56: 72 rows an SM). */
-  const khost__triton_variant *two_warps = khost__triton_find_variant(TWO_WARPS);
-  cr_assert_not_null(two_warps);
-  int64_t wave = khost__triton_programs_per_sm(two_warps);
-  cr_assert_gt(wave, 0);
-  cr_assert_str_eq(choice(wave * 132 * 4, 16384, 1, HOPPER), TWO_WARPS);
-  cr_assert_str_eq(choice(wave * 132 * 4 + 16, 16384, 1, HOPPER), ONE_WARP);
-  cr_assert_str_eq(choice(wave * 66 * 4 + 16, 4096, 2, HOPPER), ONE_WARP, "rows of all batches count");
-  cr_assert_str_eq(choice(wave * 132 * 4, 4096, 1, H100_PCIE), ONE_WARP, "fewer SMs fill sooner");
+  /* 18 programs an SM at its 56 registers: 72 rows. */
+  wave_edge(TWO_WARPS, 16384, TWO_WARPS, ONE_WARP);
   /* GPU MODE's 7168x16384x1, 54 rows an SM. */
   cr_assert_str_eq(choice(7168, 16384, 1, HOPPER), TWO_WARPS);
 }
@@ -69,15 +76,7 @@ Test(gemv_rule, a_grid_of_one_four_warp_wave_or_less_takes_four_warps)
   const int64_t shapes[][3] = {{128, 3072, 1}, {256, 7168, 1}, {384, 7168, 2}, {512, 4096, 2}};
   for (int i = 0; i < 4; i++)
     cr_assert_str_eq(choice(shapes[i][0], shapes[i][1], shapes[i][2], HOPPER), FOUR_WARPS, "shape %d", i);
-  /* A wave: the programs that fit an SM by the variant's registers, 4 rows each. */
-  const khost__triton_variant *four_warps = khost__triton_find_variant(FOUR_WARPS);
-  cr_assert_not_null(four_warps);
-  int64_t wave = khost__triton_programs_per_sm(four_warps);
-  cr_assert_gt(wave, 0);
-  cr_assert_str_eq(choice(wave * 132 * 4, 4096, 1, HOPPER), FOUR_WARPS);
-  cr_assert_str_eq(choice(wave * 132 * 4 + 16, 4096, 1, HOPPER), TWO_WARPS);
-  cr_assert_str_eq(choice(wave * 66 * 4 + 16, 4096, 2, HOPPER), TWO_WARPS, "rows of all batches count");
-  cr_assert_str_eq(choice(wave * 114 * 4 + 16, 4096, 1, H100_PCIE), TWO_WARPS, "fewer SMs fill sooner");
+  wave_edge(FOUR_WARPS, 4096, FOUR_WARPS, TWO_WARPS);
   /* GPU MODE's 2432 x 4608 x 2 (1216 programs) and 7168 x 16384 (1792). */
   cr_assert_str_eq(choice(2432, 4608, 2, HOPPER), TWO_WARPS);
   cr_assert_str_eq(choice(7168, 16384, 1, HOPPER), TWO_WARPS);
