@@ -44,12 +44,13 @@ def _rowwise_signature(elem, aligned, m_aligned=False):
 def _nvfp4_gemv():
     # ks = k/16 is even for every aligned k (k % 32 == 0); the ":2" promise gives each
     # thread 2 words of a row per 64 groups (one 16-byte load) and their 2 scale bytes.
-    # In order (the rule is in nvfp4_gemv.c): for grids of 96 rows an SM or more, one warp
-    # holding 4 rows in a plain loop whose loads issue at the top of each pass ("_top"; 64
-    # registers: 32 programs an SM); for grids of one wave or less of long rows, 4 rows a
-    # program whose 4 warps share each step's k (56 registers, 9 programs an SM); else 4
-    # rows a program whose 2 warps share each step's k (56 registers, one 16-byte load a
-    # row a thread). These two load the next tile ahead in the source (LOAD_AHEAD).
+    # In order (the rule is in nvfp4_gemv.c): for grids larger than one wave of the last
+    # variant, one warp holding 4 rows in a plain loop whose loads issue at the top of each
+    # pass ("_top"; 64 registers: 32 programs an SM); for grids of one wave or less of long
+    # rows, 4 rows a program whose 4 warps share each step's k (56 registers, 9 programs an
+    # SM); else 4 rows a program whose 2 warps share each step's k (56 registers, 18 programs
+    # an SM, one 16-byte load a row a thread). These two load the next tile ahead in the
+    # source (LOAD_AHEAD).
     signature = {"a": "*i64:16", "sfa": "*u8:16", "v": "*i64:16", "sfv": "*u8:16", "c": "*fp16:16",
                  "m": "i32:16", "ks": "i32:2"}
 
