@@ -22,7 +22,7 @@
  * holds 128 rows an SM in one wave itself (32 programs of 64 registers). Measured from 54
  * to 96 rows an SM (docs/PERF.md run AH): within the 2-warp wave one warp took 5-7% more
  * time at k = 16384 (H200; b1, 54 rows an SM: 13% on an H200, 3% on an H100) and 1-2.5%
- * less at k = 4096 from 60 rows an SM; beyond it, 4-15% less on an H200 and 3-20% on an
+ * less at k = 4096 from 60 rows an SM; beyond it, 4-13% less on an H200 and 3-16% on an
  * H100, where the earlier threshold of 96 rows an SM left the 2-warp variant two waves.
  * At any k: with no reload pass, its rows of one 2-warp tile (k <= 2048) ran faster too. */
 #define TWO_WARP_VARIANT "gemv_m4_k2048_w2"
