@@ -54,12 +54,12 @@ def _nvfp4_gemv():
     signature = {"a": "*i64:16", "sfa": "*u8:16", "v": "*i64:16", "sfv": "*u8:16", "c": "*fp16:16",
                  "m": "i32:16", "ks": "i32:2"}
 
-    def plain(bm, bk, w, ahead):
+    def gemv(bm, bk, w, ahead):
         return _variant(f"gemv_m{bm}_k{bk}_w{w}{'' if ahead else '_top'}", "nvfp4_gemv", "nvfp4_gemv.py",
                         "nvfp4_gemv", signature, {"BLOCK_M": bm, "BLOCK_K": bk, "LOAD_AHEAD": ahead}, w, "e2m1",
                         True)
 
-    return [plain(4, 1024, 1, False), plain(4, 4096, 4, True), plain(4, 2048, 2, True)]
+    return [gemv(4, 1024, 1, False), gemv(4, 4096, 4, True), gemv(4, 2048, 2, True)]
 
 
 def _copy_transpose():
