@@ -1,7 +1,7 @@
 /* The choices of the triton_aot GEMV rule (plugins/triton_aot/nvfp4_gemv.c) over the
  * plugin's real variant table, for the device facts of the GPUs it was measured on
  * written in: the rule reads the SM count, which a machine without a GPU cannot
- * report. docs/PERF.md runs U, V, AD, AF and AH hold the measurements. */
+ * report. docs/PERF.md runs U, V, AD, AF, AH and AI hold the measurements. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 
@@ -16,6 +16,7 @@ static const khost__triton_device H100_PCIE = {.sms = 114};
 #define ONE_WARP   "gemv_m4_k1024_w1_top"
 #define FOUR_WARPS "gemv_m4_k4096_w4"
 #define TWO_WARPS  "gemv_m4_k2048_w2"
+#define TWO_PEELED "gemv_m4_k2048_w2_peel"
 
 static void rule_alone(void)
 {
@@ -66,8 +67,15 @@ Test(gemv_rule, the_threshold_is_one_wave_of_the_two_warp_variant)
 {
   /* 18 programs an SM at its 56 registers: 72 rows. */
   wave_edge(TWO_WARPS, 16384, TWO_WARPS, ONE_WARP);
-  /* GPU MODE's 7168x16384x1, 54 rows an SM. */
-  cr_assert_str_eq(choice(7168, 16384, 1, HOPPER), TWO_WARPS);
+}
+
+Test(gemv_rule, a_grid_within_its_wave_takes_the_peeled_two_warp_variant)
+{
+  /* 14 programs an SM at its 72 registers: 56 rows; beyond, the 2-warp variant that reloads. */
+  wave_edge(TWO_PEELED, 16384, TWO_PEELED, TWO_WARPS);
+  /* GPU MODE's 7168x16384x1 (54 rows an SM) and 2432x4608x2 (37). */
+  cr_assert_str_eq(choice(7168, 16384, 1, HOPPER), TWO_PEELED);
+  cr_assert_str_eq(choice(2432, 4608, 2, HOPPER), TWO_PEELED);
 }
 
 Test(gemv_rule, a_grid_of_one_four_warp_wave_or_less_takes_four_warps)
@@ -76,17 +84,17 @@ Test(gemv_rule, a_grid_of_one_four_warp_wave_or_less_takes_four_warps)
   const int64_t shapes[][3] = {{128, 3072, 1}, {256, 7168, 1}, {384, 7168, 2}, {512, 4096, 2}};
   for (int i = 0; i < 4; i++)
     cr_assert_str_eq(choice(shapes[i][0], shapes[i][1], shapes[i][2], HOPPER), FOUR_WARPS, "shape %d", i);
-  wave_edge(FOUR_WARPS, 4096, FOUR_WARPS, TWO_WARPS);
+  wave_edge(FOUR_WARPS, 4096, FOUR_WARPS, TWO_PEELED);
   /* GPU MODE's 2432 x 4608 x 2 (1216 programs) and 7168 x 16384 (1792). */
-  cr_assert_str_eq(choice(2432, 4608, 2, HOPPER), TWO_WARPS);
-  cr_assert_str_eq(choice(7168, 16384, 1, HOPPER), TWO_WARPS);
+  cr_assert_str_eq(choice(2432, 4608, 2, HOPPER), TWO_PEELED);
+  cr_assert_str_eq(choice(7168, 16384, 1, HOPPER), TWO_PEELED);
 }
 
 Test(gemv_rule, only_rows_of_3072_elements_or_more_take_four_warps)
 {
   cr_assert_str_eq(choice(128, 3072, 1, HOPPER), FOUR_WARPS);
-  cr_assert_str_eq(choice(128, 3040, 1, HOPPER), TWO_WARPS);
-  cr_assert_str_eq(choice(512, 1536, 2, HOPPER), TWO_WARPS);
+  cr_assert_str_eq(choice(128, 3040, 1, HOPPER), TWO_PEELED);
+  cr_assert_str_eq(choice(512, 1536, 2, HOPPER), TWO_PEELED);
 }
 
 Test(gemv_rule, without_device_facts_a_variant_is_still_found)

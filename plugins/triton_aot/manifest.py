@@ -48,18 +48,22 @@ def _nvfp4_gemv():
     # variant, one warp holding 4 rows in a plain loop whose loads issue at the top of each
     # pass ("_top"; 64 registers: 32 programs an SM); for grids of one wave or less of long
     # rows, 4 rows a program whose 4 warps share each step's k (56 registers, 9 programs an
-    # SM); else 4 rows a program whose 2 warps share each step's k (56 registers, 18 programs
-    # an SM, one 16-byte load a row a thread). These two load the next tile ahead in the
-    # source (LOAD_AHEAD).
+    # SM); else 4 rows a program whose 2 warps share each step's k (one 16-byte load a row a
+    # thread): for a grid within its wave the form that reduces the last tile after the loop
+    # ("_peel"; 72 registers, 14 programs an SM), else the one whose last pass reloads it
+    # (56 registers, 18 programs an SM). The 2- and 4-warp variants load the next tile ahead
+    # in the source (LOAD_AHEAD).
     signature = {"a": "*i64:16", "sfa": "*u8:16", "v": "*i64:16", "sfv": "*u8:16", "c": "*fp16:16",
                  "m": "i32:16", "ks": "i32:2"}
+    suffixes = {"top": "_top", "reload": "", "peel": "_peel"}
 
-    def gemv(bm, bk, w, ahead):
-        return _variant(f"gemv_m{bm}_k{bk}_w{w}{'' if ahead else '_top'}", "nvfp4_gemv", "nvfp4_gemv.py",
-                        "nvfp4_gemv", signature, {"BLOCK_M": bm, "BLOCK_K": bk, "LOAD_AHEAD": ahead}, w, "e2m1",
-                        True)
+    def gemv(bm, bk, w, loop):
+        constexprs = {"BLOCK_M": bm, "BLOCK_K": bk, "LOAD_AHEAD": loop != "top", "LAST_AFTER_LOOP": loop == "peel"}
+        return _variant(f"gemv_m{bm}_k{bk}_w{w}{suffixes[loop]}", "nvfp4_gemv", "nvfp4_gemv.py", "nvfp4_gemv",
+                        signature, constexprs, w, "e2m1", True)
 
-    return [gemv(4, 1024, 1, False), gemv(4, 4096, 4, True), gemv(4, 2048, 2, True)]
+    return [gemv(4, 1024, 1, "top"), gemv(4, 4096, 4, "reload"), gemv(4, 2048, 2, "peel"),
+            gemv(4, 2048, 2, "reload")]
 
 
 def _copy_transpose():

@@ -3,8 +3,8 @@
  * docs/TRITON_AOT.md): the first variant in manifest order, one warp a program, for
  * grids larger than one wave of the 2-warp variant; for grids of one
  * wave or less of long rows, the variant whose 4 warps share each row's k (more warps
- * in flight for the few rows); else the last variant, whose 2 warps share each row's
- * k and which runs every aligned input. */
+ * in flight for the few rows); else the first of the 2-warp variants whose wave holds
+ * the grid. The last of them runs every aligned input. */
 #include <stdint.h>
 #include <stdio.h>
 
@@ -26,6 +26,10 @@
  * H100, where the earlier threshold of 96 rows an SM left the 2-warp variant two waves.
  * At any k: with no reload pass, its rows of one 2-warp tile (k <= 2048) ran faster too. */
 #define TWO_WARP_VARIANT "gemv_m4_k2048_w2"
+/* Of the 2-warp variants, the one that reduces its last tile after the loop comes first:
+ * its 72 registers hold 14 programs an SM, 56 rows, where the one whose last pass reloads
+ * that tile holds 18. Within its wave it took 1-1.6% less time on GPU MODE's
+ * 7168 x 16384 (54 rows an SM) and 3.5% on 2432 x 4608 x 2 (docs/PERF.md run AI). */
 /* The 4-warp variant takes grids of one wave or less (a wave: the programs of it that
  * fit an SM by its registers, 9 at the 56 it was measured with, times the SMs) and
  * rows of at least 3/4 of its 4096-element tile. It ran GPU MODE's k = 3072 to 7168
@@ -67,7 +71,7 @@ static int preferred(const khost__triton_variant *v, const khost__triton_shape *
     const khost__triton_variant *two_warps = khost__triton_find_variant(TWO_WARP_VARIANT);
     return two_warps != NULL && khost__triton_programs_per_sm(two_warps) > 0 && !one_wave(two_warps, s);
   }
-  return 1;
+  return one_wave(v, s);
 }
 
 const khost__triton_rule khost__triton_gemv_rule = {"nvfp4_gemv", cannot_run, preferred};

@@ -128,14 +128,18 @@ def _load_tile(a_rows, sfa_rows, v_base, sfv_base, g, first, GROUPS: tl.constexp
 
 @triton.jit
 def _row_sums(a, sfa, v, sfv, m, ks, batch, rows, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr,
-              LOAD_AHEAD: tl.constexpr):
-    """The sums of the given rows of batch. Neither loop form double-buffers in SASS; they
-    differ in where ptxas puts the 10 loads of a pass (docs/PERF.md runs AG and AH).
-    LOAD_AHEAD (the 2- and 4-warp variants, 56 registers): the source loads the next tile
-    before reducing this one, and ptxas issues those loads together below the reduction; in
-    a plain loop it would issue the scale loads late, after most of the reduction (13% slower
-    on bench_m7168_k16384_l1). Otherwise (one warp, 64 registers) a plain loop, whose loads
-    all issue at the top of the pass, and which needs no reload pass."""
+              LOAD_AHEAD: tl.constexpr, LAST_AFTER_LOOP: tl.constexpr):
+    """The sums of the given rows of batch. No loop form double-buffers in SASS; they
+    differ in where ptxas puts the 10 loads of a pass (docs/PERF.md runs AG and AH) and in
+    how the last tile ends the loop (run AI).
+    LOAD_AHEAD (the 2- and 4-warp variants): the source loads the next tile before reducing
+    this one, and ptxas issues those loads together below the reduction; in a plain loop it
+    would issue the scale loads late, after most of the reduction (13% slower on
+    bench_m7168_k16384_l1). Its last pass reloads the last tile (56 registers) unless
+    LAST_AFTER_LOOP, which reduces that tile after the loop instead: 72 registers, but no
+    pass that waits on loads it does not use (1-4% less time for grids within its wave).
+    Otherwise (one warp, 64 registers) a plain loop, whose loads all issue at the top of
+    the pass, and which needs no reload pass."""
     GROUPS: tl.constexpr = BLOCK_K // 16
     a_rows = a + batch * m * ks + rows[:, None] * ks
     sfa_rows = sfa + batch * m * ks + rows[:, None] * ks
@@ -157,12 +161,18 @@ def _row_sums(a, sfa, v, sfv, m, ks, batch, rows, BLOCK_M: tl.constexpr, BLOCK_K
         for g in range(GROUPS, ks - start, GROUPS):
             a_t, s_t, v_t = _load_tile(a_rows, sfa_rows, v_base, sfv_base, g, 0, GROUPS, False)
             acc = _tile_dot(acc, a_t, s_t, v_t, zero)
+    elif LAST_AFTER_LOOP:
+        for g in range(GROUPS, ks - start, GROUPS):
+            a_n, s_n, v_n = _load_tile(a_rows, sfa_rows, v_base, sfv_base, g, 0, GROUPS, False)
+            acc = _tile_dot(acc, a_t, s_t, v_t, zero)
+            a_t, s_t, v_t = a_n, s_n, v_n
+        acc = _tile_dot(acc, a_t, s_t, v_t, zero)
     elif last == 0:
         # A row of one tile has no whole tile to reload: it must not run the loop.
         acc = _tile_dot(acc, a_t, s_t, v_t, zero)
     else:
         # The last pass only loads, and reloads the last tile (a cache hit) rather than read
-        # past the row. A dot after the loop instead measured 72 registers against 56.
+        # past the row; reducing that tile after the loop instead takes 72 registers, not 56.
         for g in range(GROUPS, ks - start + GROUPS, GROUPS):
             a_n, s_n, v_n = _load_tile(a_rows, sfa_rows, v_base, sfv_base, tl.minimum(g, last), 0, GROUPS, False)
             acc = _tile_dot(acc, a_t, s_t, v_t, zero)
@@ -171,10 +181,11 @@ def _row_sums(a, sfa, v, sfv, m, ks, batch, rows, BLOCK_M: tl.constexpr, BLOCK_K
 
 
 @triton.jit
-def nvfp4_gemv(a, sfa, v, sfv, c, m, ks, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr, LOAD_AHEAD: tl.constexpr):
+def nvfp4_gemv(a, sfa, v, sfv, c, m, ks, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr, LOAD_AHEAD: tl.constexpr,
+               LAST_AFTER_LOOP: tl.constexpr):
     """a [l][m][ks] and v [l][ks] int64 words; sfa [l][m][ks], sfv [l][ks] e4m3 bytes;
     c [l][m] fp16. Grid (m / BLOCK_M, l); the launcher guarantees m % BLOCK_M == 0."""
     batch = tl.program_id(1).to(tl.int64)
     rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
-    sums = _row_sums(a, sfa, v, sfv, m, ks, batch, rows, BLOCK_M, BLOCK_K, LOAD_AHEAD)
+    sums = _row_sums(a, sfa, v, sfv, m, ks, batch, rows, BLOCK_M, BLOCK_K, LOAD_AHEAD, LAST_AFTER_LOOP)
     tl.store(c + batch * m + rows, sums.to(tl.float16))
