@@ -28,8 +28,9 @@
 #define TWO_WARP_VARIANT "gemv_m4_k2048_w2"
 /* Of the 2-warp variants, the one that reduces its last tile after the loop comes first:
  * its 72 registers hold 14 programs an SM, 56 rows, where the one whose last pass reloads
- * that tile holds 18. Within its wave it took 1-1.6% less time on GPU MODE's
- * 7168 x 16384 (54 rows an SM) and 3.5% on 2432 x 4608 x 2 (docs/PERF.md run AI). */
+ * that tile holds 18. Within its wave it took 0.5-3.7% less time on an H200 and 0.8-2.9%
+ * on an H100 (GPU MODE's 7168 x 16384: 0.9-1.6% and 1.0%); its k = 1536 test shapes tied.
+ * Past its wave, at 56.2 and 64 rows an SM, it took 10.6-14.2% more (docs/PERF.md run AI). */
 /* The 4-warp variant takes grids of one wave or less (a wave: the programs of it that
  * fit an SM by its registers, 9 at the 56 it was measured with, times the SMs) and
  * rows of at least 3/4 of its 4096-element tile. It ran GPU MODE's k = 3072 to 7168

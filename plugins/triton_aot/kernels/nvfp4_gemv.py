@@ -137,7 +137,7 @@ def _row_sums(a, sfa, v, sfv, m, ks, batch, rows, BLOCK_M: tl.constexpr, BLOCK_K
     would issue the scale loads late, after most of the reduction (13% slower on
     bench_m7168_k16384_l1). Its last pass reloads the last tile (56 registers) unless
     LAST_AFTER_LOOP, which reduces that tile after the loop instead: 72 registers, but no
-    pass that waits on loads it does not use (1-4% less time for grids within its wave).
+    pass that waits on loads it does not use (0.5-3.7% less time within its wave, run AI).
     Otherwise (one warp, 64 registers) a plain loop, whose loads all issue at the top of
     the pass, and which needs no reload pass."""
     GROUPS: tl.constexpr = BLOCK_K // 16
