@@ -22,8 +22,8 @@ Every lookup table sits in a vector register (prmt cannot read a uniform one, an
 would copy it before each lookup), and the scales become fp32 as their tile lands: carried
 through the loop as bytes, they were unpacked and packed again on every pass. These and
 the sign handling took the loop from 371 SASS instructions to 310 (docs/PERF.md run AE).
-Only a row's first tile is masked (it reaches back before word 0 so that the rest are
-whole), and the load-ahead loop's pass that only loads reloads the last tile instead of
+Only a row's first tile can be masked (it reaches back before word 0 so that the rest are
+whole; a k of whole tiles reads it unmasked too), and the load-ahead loop's pass that only loads reloads the last tile instead of
 masking a tile past the row: with masked loads (each zeroes its registers first) the loop
 was 17 instructions longer (310 against 293, run AF).
 """
@@ -149,12 +149,17 @@ def _row_sums(a, sfa, v, sfv, m, ks, batch, rows, BLOCK_M: tl.constexpr, BLOCK_K
     acc = tl.zeros((BLOCK_M, GROUPS), dtype=tl.float32)
     # The first tile ends where the whole tiles start: it reaches back before word 0 (those
     # words masked) by what k lacks of a multiple of the tile; every later load is unmasked.
+    # With nothing to mask it loads whole: masked, its loads split into 8- and 1-byte ones
+    # (twice the requests), which cost up to 1.7% on rows of two tiles (docs/PERF.md run AI).
     start = tl.multiple_of(-((GROUPS - ks % GROUPS) % GROUPS), 2)
     a_rows += start
     sfa_rows += start
     v_base += start
     sfv_base += start
-    a_t, s_t, v_t = _load_tile(a_rows, sfa_rows, v_base, sfv_base, 0, -start, GROUPS, True)
+    if start == 0:
+        a_t, s_t, v_t = _load_tile(a_rows, sfa_rows, v_base, sfv_base, 0, 0, GROUPS, False)
+    else:
+        a_t, s_t, v_t = _load_tile(a_rows, sfa_rows, v_base, sfv_base, 0, -start, GROUPS, True)
     last = ks - start - GROUPS
     if not LOAD_AHEAD:
         acc = _tile_dot(acc, a_t, s_t, v_t, zero)
