@@ -46,7 +46,7 @@ def _nvfp4_gemv():
     # thread 2 words of a row per 64 groups (one 16-byte load) and their 2 scale bytes.
     # In order (the rule is in nvfp4_gemv.c): for grids larger than one wave of the last
     # variant, one warp holding 4 rows in a plain loop whose loads issue at the top of each
-    # pass ("_top"; 64 registers: 32 programs an SM); for grids of one wave or less of long
+    # pass ("_top"; 63 registers: 32 programs an SM); for grids of one wave or less of long
     # rows, 4 rows a program whose 4 warps share each step's k (56 registers, 9 programs an
     # SM); else 4 rows a program whose 2 warps share each step's k (one 16-byte load a row a
     # thread): for a grid within its wave the form that reduces the last tile after the loop

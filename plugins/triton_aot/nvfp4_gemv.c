@@ -19,7 +19,7 @@
 #define MAX_GRID_Y  65535
 /* The one-warp variant takes grids larger than one wave of the 2-warp variant (the
  * programs of it that fit an SM by its registers: 18 at its 56, so 72 rows an SM); it
- * holds 128 rows an SM in one wave itself (32 programs of 64 registers). Measured from 54
+ * holds 128 rows an SM in one wave itself (32 programs of 63 registers). Measured from 54
  * to 96 rows an SM (docs/PERF.md run AH): within the 2-warp wave one warp took 5-7% more
  * time at k = 16384 (H200; b1, 54 rows an SM: 13% on an H200, 3% on an H100) and 1-2.5%
  * less at k = 4096 from 60 rows an SM; beyond it, 4-13% less on an H200 and 3-16% on an

@@ -23,9 +23,10 @@ would copy it before each lookup), and the scales become fp32 as their tile land
 through the loop as bytes, they were unpacked and packed again on every pass. These and
 the sign handling took the loop from 371 SASS instructions to 310 (docs/PERF.md run AE).
 Only a row's first tile can be masked (it reaches back before word 0 so that the rest are
-whole; a k of whole tiles reads it unmasked too), and the load-ahead loop's pass that only loads reloads the last tile instead of
-masking a tile past the row: with masked loads (each zeroes its registers first) the loop
-was 17 instructions longer (310 against 293, run AF).
+whole; a k of whole tiles reads it unmasked too), and the reloading load-ahead loop's pass
+that only loads reloads the last tile instead of masking a tile past the row: with masked
+loads (each zeroes its registers first) the loop was 17 instructions longer (310 against
+293, run AF).
 """
 import triton
 import triton.language as tl
@@ -138,7 +139,7 @@ def _row_sums(a, sfa, v, sfv, m, ks, batch, rows, BLOCK_M: tl.constexpr, BLOCK_K
     bench_m7168_k16384_l1). Its last pass reloads the last tile (56 registers) unless
     LAST_AFTER_LOOP, which reduces that tile after the loop instead: 72 registers, but no
     pass that waits on loads it does not use (0.5-3.7% less time within its wave, run AI).
-    Otherwise (one warp, 64 registers) a plain loop, whose loads all issue at the top of
+    Otherwise (one warp, 63 registers) a plain loop, whose loads all issue at the top of
     the pass, and which needs no reload pass."""
     GROUPS: tl.constexpr = BLOCK_K // 16
     a_rows = a + batch * m * ks + rows[:, None] * ks
@@ -150,7 +151,7 @@ def _row_sums(a, sfa, v, sfv, m, ks, batch, rows, BLOCK_M: tl.constexpr, BLOCK_K
     # The first tile ends where the whole tiles start: it reaches back before word 0 (those
     # words masked) by what k lacks of a multiple of the tile; every later load is unmasked.
     # With nothing to mask it loads whole: masked, its loads split into 8- and 1-byte ones
-    # (twice the requests), which cost up to 1.7% on rows of two tiles (docs/PERF.md run AI).
+    # (twice the requests), which cost b3's rows of two tiles 0.2-3.8% (docs/PERF.md run AI).
     start = tl.multiple_of(-((GROUPS - ks % GROUPS) % GROUPS), 2)
     a_rows += start
     sfa_rows += start
