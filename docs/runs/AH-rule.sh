@@ -6,12 +6,23 @@ set -u
 build=$1
 shift
 export KHOST_SUITE_PATH=$PWD/suites
-out=${OUT:-$(mktemp -d)}
+if [ -n "${OUT:-}" ]; then
+  out=$OUT
+else
+  out=$(mktemp -d)
+  trap 'rm -rf "$out"' EXIT
+fi
 for v in "$@"; do
-  rm -f "$out/rule.json"
+  rm -f "$out/rule.json" "$out/rule.txt"
   KHOST_TRITON_VARIANT=$v "$build/khost" --suite "${SUITE:-docs/runs/AH-rule.ini}" ${CASES:+--case "$CASES"} --backends triton_aot \
-    --json "$out/rule.json" >/dev/null 2>&1
-  echo "exit $? $(python3 - "$v" "$out/rule.json" <<'PY'
+    --json "$out/rule.json" >"$out/rule.txt" 2>&1
+  rc=$?
+  # Without a report (a bad suite, say) khost's own last lines say why; a traceback would not (run AI, call 3).
+  if [ ! -f "$out/rule.json" ]; then
+    echo "exit $rc $v: no report; khost said: $(tail -n 3 "$out/rule.txt")"
+    continue
+  fi
+  echo "exit $rc $(python3 - "$v" "$out/rule.json" <<'PY'
 import json, sys
 rows = [r for r in json.load(open(sys.argv[2]))["rows"] if r["backend"] == "triton_aot"]
 print(sys.argv[1].ljust(22), " | ".join("%s %s %.2f" % (r["case"].replace("rule_", ""), r["status"],
@@ -19,4 +30,4 @@ print(sys.argv[1].ljust(22), " | ".join("%s %s %.2f" % (r["case"].replace("rule_
 PY
 )"
 done
-rm -f "$out/rule.json"
+rm -f "$out/rule.json" "$out/rule.txt"
