@@ -1594,8 +1594,10 @@ Test(gpu_clock, timed_cuda_rows_carry_the_measured_sm_clock_and_cpu_rows_none)
  * no sample is an ERROR that says why. That holds on any GPU. Whether samples
  * are dropped at all is the hardware's doing: on an H100 and an H200 the stamps
  * of short kernels read 1971-1987 MHz around a 1980 MHz clock (docs/PERF.md run
- * Z, call 1), so there some are; a GPU whose stamps never read low gets a
- * warning that the dropping path went unexercised. */
+ * Z, call 1), so there some are; a GPU whose stamps never read low gets a note
+ * that the dropping path went unexercised (test_bench covers that path). Notes
+ * are logged as info: Criterion 2.4.1 exits 1 after any warning, though every
+ * test passed (an H100 of docs/PERF.md run AJ, call 4). */
 Test(gpu_clock, a_floor_at_the_rated_clock_keeps_only_samples_at_or_above_it)
 {
   char why[512];
@@ -1620,7 +1622,7 @@ Test(gpu_clock, a_floor_at_the_rated_clock_keeps_only_samples_at_or_above_it)
     if (kept > 0) {
       /* null: no kept sample's clock was known (SM 0 ran no stamp), so none could be dropped. */
       if (json_is_null(lowest))
-        cr_log_warn("%s: no clock known, the floor was not applied", json_text(row, "case"));
+        cr_log_info("%s: no clock known, the floor was not applied", json_text(row, "case"));
       else
         cr_expect_geq(json_number_value(lowest), rated_mhz(doc),
                       "%s: a kept sample ran at %g MHz, under the floor %g", json_text(row, "case"),
@@ -1633,7 +1635,7 @@ Test(gpu_clock, a_floor_at_the_rated_clock_keeps_only_samples_at_or_above_it)
     }
   }
   cr_expect_eq(cuda_rows, 2, "one CUDA reference row per case:\n%s", o.out);
-  if (all_dropped == 0) cr_log_warn("no sample fell under the rated clock: only the kept side was checked");
+  if (all_dropped == 0) cr_log_info("no sample fell under the rated clock: only the kept side was checked");
   json_decref(doc);
   free_outcome(&o);
   free(json);
