@@ -102,7 +102,8 @@ static void make_twin_folders(char root[64], char a[96], char b[96], const char 
     char at[160], target[4096];
     snprintf(folder[i], 96, "%s/%s", root, sub[i]);
     cr_assert_eq(mkdir(folder[i], 0755), 0, "mkdir %s: %s", folder[i], strerror(errno));
-    snprintf(target, sizeof target, "%s", fixture(file[i]));
+    /* A relative target would resolve against the link's own folder. */
+    cr_assert_not_null(realpath(fixture(file[i]), target), "%s: %s", fixture(file[i]), strerror(errno));
     snprintf(at, sizeof at, "%s/%s", folder[i], link[i]);
     cr_assert_eq(symlink(target, at), 0, "symlink %s: %s", at, strerror(errno));
   }
