@@ -1,7 +1,7 @@
 /* nvfp4_gemv on kernels/nvfp4_gemv.py, reading the plain (row-major) scales; the
  * swizzled copies are for tensor-core kernels. Rule (measured on an H100 and an H200,
  * docs/TRITON_AOT.md): the first variant in manifest order, one warp a program, for
- * grids larger than one wave of the 2-warp variant; for grids of one
+ * grids larger than one wave of the reloading 2-warp variant; for grids of one
  * wave or less of long rows, the variant whose 4 warps share each row's k (more warps
  * in flight for the few rows); else the first of the 2-warp variants whose wave holds
  * the grid. The last of them runs every aligned input. */
