@@ -1,7 +1,7 @@
 /* The choices of the triton_aot GEMV rule (plugins/triton_aot/nvfp4_gemv.c) over the
  * plugin's real variant table, for the device facts of the GPUs it was measured on
  * written in: the rule reads the SM count, which a machine without a GPU cannot
- * report. docs/PERF.md runs U, V, AD, AF, AH and AI hold the measurements. */
+ * report. docs/PERF.md runs U, V, AD, AF, AH, AI and AK hold the measurements. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 
@@ -14,6 +14,7 @@ static const khost__triton_device HOPPER = {.sms = 132};
 static const khost__triton_device H100_PCIE = {.sms = 114};
 
 #define ONE_WARP   "gemv_m4_k1024_w1_top"
+#define TWO_ROWS   "gemv_m2_k2048_w1_top"
 #define FOUR_WARPS "gemv_m4_k4096_w4"
 #define TWO_WARPS  "gemv_m4_k2048_w2"
 #define TWO_PEELED "gemv_m4_k2048_w2_peel"
@@ -48,11 +49,23 @@ static void wave_edge(const char *name, int64_t k, const char *inside, const cha
   cr_assert_str_eq(choice(wave * 114 * 4 + 16, k, 1, H100_PCIE), beyond, "fewer SMs fill sooner");
 }
 
-Test(gemv_rule, grids_beyond_one_two_warp_wave_take_the_one_warp_variant)
+Test(gemv_rule, grids_beyond_one_two_warp_wave_take_a_one_warp_variant)
 {
-  /* GPU MODE's 4096x7168x8, perf_large. */
+  /* GPU MODE's 4096x7168x8 (a partial 2048-element tile), perf_large (two whole ones). */
   cr_assert_str_eq(choice(4096, 7168, 8, HOPPER), ONE_WARP);
-  cr_assert_str_eq(choice(1024, 4096, 64, HOPPER), ONE_WARP);
+  cr_assert_str_eq(choice(1024, 4096, 64, HOPPER), TWO_ROWS);
+}
+
+Test(gemv_rule, rows_of_two_or_more_whole_2048_element_tiles_take_two_rows_a_program)
+{
+  /* docs/runs/AK-rule.ini's full grids of k = 6144 to 16384. */
+  const int64_t shapes[][3] = {{4096, 6144, 8}, {2048, 8192, 16}, {1024, 12288, 16}, {4096, 16384, 4}};
+  for (int i = 0; i < 4; i++)
+    cr_assert_str_eq(choice(shapes[i][0], shapes[i][1], shapes[i][2], HOPPER), TWO_ROWS, "shape %d", i);
+  /* One tile (slower on an H200), and a partial last tile. */
+  cr_assert_str_eq(choice(8192, 2048, 4, HOPPER), ONE_WARP);
+  cr_assert_str_eq(choice(4096, 5120, 8, HOPPER), ONE_WARP);
+  cr_assert_str_eq(choice(4096, 4064, 8, HOPPER), ONE_WARP);
 }
 
 Test(gemv_rule, full_grids_of_short_rows_take_the_one_warp_variant)
@@ -66,7 +79,8 @@ Test(gemv_rule, full_grids_of_short_rows_take_the_one_warp_variant)
 Test(gemv_rule, the_threshold_is_one_wave_of_the_two_warp_variant)
 {
   /* 18 programs an SM at its 56 registers: 72 rows. */
-  wave_edge(TWO_WARPS, 16384, TWO_WARPS, ONE_WARP);
+  wave_edge(TWO_WARPS, 16384, TWO_WARPS, TWO_ROWS);
+  wave_edge(TWO_WARPS, 7168, TWO_WARPS, ONE_WARP);
 }
 
 Test(gemv_rule, a_grid_within_its_wave_takes_the_peeled_two_warp_variant)

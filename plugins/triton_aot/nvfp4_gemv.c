@@ -1,12 +1,13 @@
 /* nvfp4_gemv on kernels/nvfp4_gemv.py, reading the plain (row-major) scales; the
  * swizzled copies are for tensor-core kernels. Rule (measured on an H100 and an H200,
- * docs/TRITON_AOT.md): the first variant in manifest order, one warp a program, for
- * grids larger than one wave of the reloading 2-warp variant; for grids of one
- * wave or less of long rows, the variant whose 4 warps share each row's k (more warps
- * in flight for the few rows); else the first of the 2-warp variants whose wave holds
- * the grid. The last of them runs every aligned input. */
+ * docs/TRITON_AOT.md): a one-warp variant for grids larger than one wave of the
+ * reloading 2-warp variant (2 rows a program for rows of two or more whole 2048-element
+ * tiles, else 4); for grids of one wave or less of long rows, the variant whose 4 warps
+ * share each row's k (more warps in flight for the few rows); else the first of the
+ * 2-warp variants whose wave holds the grid. The last of them runs every aligned input. */
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "gemv_inputs.h"
 #include "input_checks.h"
@@ -26,6 +27,13 @@
  * H100, where the earlier threshold of 96 rows an SM left the 2-warp variant two waves.
  * At any k: with no reload pass, its rows of one 2-warp tile (k <= 2048) ran faster too. */
 #define TWO_WARP_VARIANT "gemv_m4_k2048_w2"
+/* Of the one-warp variants, the one of 2 rows a program, each read a whole 2048-element tile
+ * a pass, takes rows of 2 or more such tiles: on full grids of k = 4096 to 16384 it took
+ * 1.6-3.6% less time than the 4-row one on an H200 and 2.8-4.1% on an H100 (perf_large
+ * 1.8-2.2% and 2.8-3.4%), but for 12672 x 4096 x 1 (96 rows an SM): within 1.1% on both.
+ * At k = 2048 it took 8.4-13.1% more on an H200, 0.6-3.2% less on an H100 (docs/PERF.md run AK). */
+#define WHOLE_TILES_VARIANT "gemv_m2_k2048_w1_top"
+#define WHOLE_TILES_MIN     2
 /* Of the 2-warp variants, the one that reduces its last tile after the loop comes first:
  * its 72 registers hold 14 programs an SM, 56 rows, where the one whose last pass reloads
  * that tile holds 18. Within its wave it took 0.5-3.7% less time on an H200 and 0.8-2.9%
@@ -64,13 +72,21 @@ static int one_wave(const khost__triton_variant *v, const khost__triton_shape *s
   return s->m / v->block_m * s->l <= khost__triton_programs_per_sm(v) * (int64_t)s->device.sms;
 }
 
+/* Nonzero when s's rows are WHOLE_TILES_MIN or more of v's k tiles, none of them partial. */
+static int whole_tiles(const khost__triton_variant *v, const khost__triton_shape *s)
+{
+  return v->block_k > 0 && s->k % v->block_k == 0 && s->k >= WHOLE_TILES_MIN * (int64_t)v->block_k;
+}
+
 static int preferred(const khost__triton_variant *v, const khost__triton_shape *s)
 {
   if (s->device.sms <= 0) return 0;
   if (v->num_warps == FOUR_WARPS) return s->k >= FOUR_WARP_MIN_K && one_wave(v, s);
   if (v->num_warps == 1) {
     const khost__triton_variant *two_warps = khost__triton_find_variant(TWO_WARP_VARIANT);
-    return two_warps != NULL && khost__triton_programs_per_sm(two_warps) > 0 && !one_wave(two_warps, s);
+    int full_grid =
+        two_warps != NULL && khost__triton_programs_per_sm(two_warps) > 0 && !one_wave(two_warps, s);
+    return full_grid && (strcmp(v->name, WHOLE_TILES_VARIANT) != 0 || whole_tiles(v, s));
   }
   return one_wave(v, s);
 }
