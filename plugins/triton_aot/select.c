@@ -17,9 +17,10 @@ static int forced(const khost__triton_rule *rule, const khost__triton_shape *s, 
                   const khost__triton_variant *v, const khost__triton_variant **out, char *err,
                   size_t err_size)
 {
+  /* A mistyped name is the user's error, not the input's: an error row, never a quiet SKIP. */
   if (!v)
-    return khost__triton_errorf(err, err_size, KHOST_STATUS_UNSUPPORTED,
-                                "%s=%s names no variant of this plugin", KHOST_TRITON_VARIANT_ENV, name);
+    return khost__triton_errorf(err, err_size, KHOST_STATUS_INTERNAL, "%s=%s names no variant of this plugin",
+                                KHOST_TRITON_VARIANT_ENV, name);
   const char *why = rule->cannot_run(v, s);
   if (why)
     return khost__triton_errorf(err, err_size, KHOST_STATUS_UNSUPPORTED, "%s=%s cannot run this input: %s",

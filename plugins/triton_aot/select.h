@@ -39,7 +39,7 @@ typedef struct khost__triton_rule {
  * KHOST_TRITON_VARIANT when it is a variant of this op; else the first variant of
  * the op, in manifest order, that can run s and is preferred; else the last one
  * that can run s. KHOST_STATUS_UNSUPPORTED with the reason when there is none, or
- * when the forced variant cannot run s or names no variant at all. */
+ * when the forced variant cannot run s; KHOST_STATUS_INTERNAL when it names no variant. */
 int khost__triton_select(const khost__triton_rule *rule, const khost__triton_shape *s,
                          const khost__triton_variant **out, char *err, size_t err_size);
 
