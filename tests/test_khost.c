@@ -944,6 +944,8 @@ static fault fault_table[] = {
     {"fault_wrong_block", GEMV_CASE, "FAIL", "batch=0, row=1", "c[batch=0, row=1]", -1, 1},
     {"fault_describe_fails", COPY_CASE, "ERROR", "describe() returned status 4: fault plugin cannot name", "",
      -1, 1},
+    {"fault_supports_fails", COPY_CASE, "ERROR", "supports() returned status 4: fault plugin cannot judge",
+     "", -1, 1},
     {"fault_workspace_overrun", COPY_CASE, "FAIL", "out-of-bounds write: workspace", "", -1, 1},
     {"fault_workspace_huge", COPY_CASE, "ERROR", "workspace_size() asked for", "", -1, 1},
 };
@@ -981,6 +983,7 @@ static void expect_fault_row(const outcome *o, json_t *doc, const fault *f)
   /* Every fault's copy kernel names itself once prepared, so crashed and hung rows keep the name too. */
   int named = !strcmp(f->case_name, COPY_CASE) && strcmp(f->status, "SKIP") != 0 &&
               strcmp(f->backend, "fault_describe_fails") != 0 &&
+              strcmp(f->backend, "fault_supports_fails") != 0 &&
               strcmp(f->backend, "fault_workspace_huge") != 0;
   if (named)
     cr_expect_str_eq(json_text(r, "variant"), "bytewise_transpose", "%s: variant", f->backend);

@@ -131,14 +131,20 @@ static int workspace_fn(const khost_input *in, size_t *bytes)
 #define workspace_fn NULL
 #endif
 
-#ifdef FAULT_DECLINE
-static int decline_fn(const khost_input *in)
+#if defined(FAULT_DECLINE) || defined(FAULT_SUPPORTS_FAILS)
+/* A decline is a SKIP; any other failing status from supports() is an error. */
+static int supports_fn(const khost_input *in)
 {
+#ifdef FAULT_DECLINE
   strncpy(in->error, "fault plugin declines every shape", in->error_size - 1);
   return KHOST_STATUS_UNSUPPORTED;
+#else
+  strncpy(in->error, "fault plugin cannot judge a shape on purpose", in->error_size - 1);
+  return KHOST_STATUS_INTERNAL;
+#endif
 }
 #else
-#define decline_fn NULL
+#define supports_fn NULL
 #endif
 
 /* The copy kernel names itself, as a plugin with several code paths would; one
@@ -192,7 +198,7 @@ static const khost_kernel copy_kernel = {.struct_size = sizeof(khost_kernel),
                                          .op = "copy_transpose",
                                          .device_type = KHOST_DEVICE_CPU,
                                          .run = run_copy,
-                                         .supports = decline_fn,
+                                         .supports = supports_fn,
                                          .workspace_size = workspace_fn,
                                          .describe = describe_copy};
 static const khost_kernel gemv_kernel = {.struct_size = sizeof(khost_kernel),
