@@ -36,17 +36,18 @@ static const char *choice(int64_t m, int64_t k, int64_t l, khost__triton_device 
 }
 
 /* The choices at the edge of one wave of the variant called name (the programs of it that fit
- * an SM by its registers, 4 rows each) for rows of k: inside up to it, beyond past it. */
+ * an SM by its registers, block_m rows each) for rows of k: inside up to it, beyond past it. */
 static void wave_edge(const char *name, int64_t k, const char *inside, const char *beyond)
 {
   const khost__triton_variant *v = khost__triton_find_variant(name);
   cr_assert_not_null(v);
   int64_t wave = khost__triton_programs_per_sm(v);
   cr_assert_gt(wave, 0);
-  cr_assert_str_eq(choice(wave * 132 * 4, k, 1, HOPPER), inside);
-  cr_assert_str_eq(choice(wave * 132 * 4 + 16, k, 1, HOPPER), beyond);
-  cr_assert_str_eq(choice(wave * 66 * 4 + 16, k, 2, HOPPER), beyond, "rows of all batches count");
-  cr_assert_str_eq(choice(wave * 114 * 4 + 16, k, 1, H100_PCIE), beyond, "fewer SMs fill sooner");
+  int64_t rows = v->block_m;
+  cr_assert_str_eq(choice(wave * 132 * rows, k, 1, HOPPER), inside);
+  cr_assert_str_eq(choice(wave * 132 * rows + 16, k, 1, HOPPER), beyond);
+  cr_assert_str_eq(choice(wave * 66 * rows + 16, k, 2, HOPPER), beyond, "rows of all batches count");
+  cr_assert_str_eq(choice(wave * 114 * rows + 16, k, 1, H100_PCIE), beyond, "fewer SMs fill sooner");
 }
 
 Test(gemv_rule, grids_beyond_one_two_warp_wave_take_a_one_warp_variant)
@@ -86,10 +87,22 @@ Test(gemv_rule, the_threshold_is_one_wave_of_the_two_warp_variant)
 Test(gemv_rule, a_grid_within_its_wave_takes_the_peeled_two_warp_variant)
 {
   /* 14 programs an SM at its 72 registers: 56 rows; beyond, the 2-warp variant that reloads. */
-  wave_edge(TWO_PEELED, 16384, TWO_PEELED, TWO_WARPS);
-  /* GPU MODE's 7168x16384x1 (54 rows an SM) and 2432x4608x2 (37). */
-  cr_assert_str_eq(choice(7168, 16384, 1, HOPPER), TWO_PEELED);
+  wave_edge(TWO_PEELED, 15360, TWO_PEELED, TWO_WARPS);
+  /* GPU MODE's 2432x4608x2 (37 rows an SM). */
   cr_assert_str_eq(choice(2432, 4608, 2, HOPPER), TWO_PEELED);
+}
+
+Test(gemv_rule, whole_tiles_within_a_two_row_wave_take_two_rows_a_program)
+{
+  /* 32 programs an SM at its 63 registers: 64 rows; beyond, the 2-warp variant that reloads, up to its 72. */
+  wave_edge(TWO_ROWS, 16384, TWO_ROWS, TWO_WARPS);
+  wave_edge(TWO_ROWS, 4096, TWO_ROWS, TWO_WARPS);
+  /* GPU MODE's 7168x16384x1 (54 rows an SM); within the 4-warp wave the 4-warp variant keeps its grids. */
+  cr_assert_str_eq(choice(7168, 16384, 1, HOPPER), TWO_ROWS);
+  cr_assert_str_eq(choice(512, 4096, 2, HOPPER), FOUR_WARPS);
+  wave_edge(FOUR_WARPS, 8192, FOUR_WARPS, TWO_ROWS);
+  /* Rows with a partial tile keep the 2-warp variants. */
+  cr_assert_str_eq(choice(7168, 15360, 1, HOPPER), TWO_PEELED);
 }
 
 Test(gemv_rule, a_grid_of_one_four_warp_wave_or_less_takes_four_warps)
@@ -98,10 +111,9 @@ Test(gemv_rule, a_grid_of_one_four_warp_wave_or_less_takes_four_warps)
   const int64_t shapes[][3] = {{128, 3072, 1}, {256, 7168, 1}, {384, 7168, 2}, {512, 4096, 2}};
   for (int i = 0; i < 4; i++)
     cr_assert_str_eq(choice(shapes[i][0], shapes[i][1], shapes[i][2], HOPPER), FOUR_WARPS, "shape %d", i);
-  wave_edge(FOUR_WARPS, 4096, FOUR_WARPS, TWO_PEELED);
-  /* GPU MODE's 2432 x 4608 x 2 (1216 programs) and 7168 x 16384 (1792). */
+  wave_edge(FOUR_WARPS, 7168, FOUR_WARPS, TWO_PEELED);
+  /* GPU MODE's 2432 x 4608 x 2 (1216 programs). */
   cr_assert_str_eq(choice(2432, 4608, 2, HOPPER), TWO_PEELED);
-  cr_assert_str_eq(choice(7168, 16384, 1, HOPPER), TWO_PEELED);
 }
 
 Test(gemv_rule, only_rows_of_3072_elements_or_more_take_four_warps)

@@ -49,11 +49,13 @@ def _nvfp4_gemv():
     # 63 registers: 32 programs an SM), holding 2 rows of whole 2048-element tiles where k
     # is a multiple of 2048 from 4096 on, else 4 rows of 1024-element tiles; for grids of
     # one wave or less of long rows, 4 rows a program whose 4 warps share each step's k (56
-    # registers, 9 programs an SM); else 4 rows a program whose 2 warps share each step's k
-    # (one 16-byte load a row a thread): for a grid within its wave the form that reduces
-    # the last tile after the loop ("_peel"; 72 registers, 14 programs an SM), else the one
-    # whose last pass reloads it (56 registers, 18 programs an SM). The 2- and 4-warp
-    # variants load the next tile ahead in the source (LOAD_AHEAD).
+    # registers, 9 programs an SM); past that, the 2-row one-warp variant again for rows of
+    # whole 2048-element tiles while its own wave holds the grid; else 4 rows a program
+    # whose 2 warps share each step's k (one 16-byte load a row a thread): for a grid
+    # within its wave the form that reduces the last tile after the loop ("_peel"; 72
+    # registers, 14 programs an SM), else the one whose last pass reloads it (56
+    # registers, 18 programs an SM). The 2- and 4-warp variants load the next tile ahead
+    # in the source (LOAD_AHEAD).
     signature = {"a": "*i64:16", "sfa": "*u8:16", "v": "*i64:16", "sfv": "*u8:16", "c": "*fp16:16",
                  "m": "i32:16", "ks": "i32:2"}
     suffixes = {"top": "_top", "reload": "", "peel": "_peel"}

@@ -3,8 +3,10 @@
  * docs/TRITON_AOT.md): a one-warp variant for grids larger than one wave of the
  * reloading 2-warp variant (2 rows a program for rows of two or more whole 2048-element
  * tiles, else 4); for grids of one wave or less of long rows, the variant whose 4 warps
- * share each row's k (more warps in flight for the few rows); else the first of the
- * 2-warp variants whose wave holds the grid. The last of them runs every aligned input. */
+ * share each row's k (more warps in flight for the few rows); past that wave, rows of
+ * whole 2048-element tiles take the 2-row one-warp variant while its own wave holds the
+ * grid; else the first of the 2-warp variants whose wave holds the grid. The last of them
+ * runs every aligned input. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -31,7 +33,12 @@
  * a pass, takes rows of 2 or more such tiles: on full grids of k = 4096 to 16384 it took
  * 1.6-3.6% less time than the 4-row one on an H200 and 2.8-4.1% on an H100 (perf_large
  * 1.8-2.2% and 2.8-3.4%), but for 12672 x 4096 x 1 (96 rows an SM): within 1.1% on both.
- * At k = 2048 it took 8.4-13.1% more on an H200, 0.6-3.2% less on an H100 (docs/PERF.md run AK). */
+ * At k = 2048 it took 8.4-13.1% more on an H200, 0.6-3.2% less on an H100 (docs/PERF.md run AK).
+ * It also takes such grids within its own wave (32 programs an SM, 64 rows) that the 4-warp
+ * variant's does not hold: against the 2-warp variant chosen before, from 38.8 to 64 rows
+ * an SM, from 2.1% more to 5.6% less time on an H200 (b1's shape: within 0.5%) and 0-5.2%
+ * less on an H100 (b1's: 1.8-2.1%); at 71.8 rows an SM, past its wave, 10.6-20.5% more
+ * (docs/PERF.md runs AK and AL). */
 #define WHOLE_TILES_VARIANT "gemv_m2_k2048_w1_top"
 #define WHOLE_TILES_MIN     2
 /* Of the 2-warp variants, the one that reduces its last tile after the loop comes first:
@@ -46,8 +53,9 @@
  * choice (the 2-warp variant, or a split of k over a cluster, which it replaces) on an
  * H200, 5-23% on an H100; k = 1536 tied or took 5-6% longer, and a grid of 1216
  * programs (1.02 waves of it) 13% (docs/PERF.md run AD). */
-#define FOUR_WARP_MIN_K 3072
-#define FOUR_WARPS      4
+#define FOUR_WARP_MIN_K   3072
+#define FOUR_WARPS        4
+#define FOUR_WARP_VARIANT "gemv_m4_k4096_w4"
 
 /* A validated call. Pointers are the host's device memory, valid for the call. */
 typedef struct gemv_call {
@@ -78,6 +86,13 @@ static int whole_tiles(const khost__triton_variant *v, const khost__triton_shape
   return v->block_k > 0 && s->k % v->block_k == 0 && s->k >= WHOLE_TILES_MIN * (int64_t)v->block_k;
 }
 
+/* Nonzero when s is the 4-warp variant's (preferred() gives the reason). */
+static int four_warp_grid(const khost__triton_shape *s)
+{
+  const khost__triton_variant *four_warps = khost__triton_find_variant(FOUR_WARP_VARIANT);
+  return four_warps != NULL && s->k >= FOUR_WARP_MIN_K && one_wave(four_warps, s);
+}
+
 static int preferred(const khost__triton_variant *v, const khost__triton_shape *s)
 {
   if (s->device.sms <= 0) return 0;
@@ -86,7 +101,8 @@ static int preferred(const khost__triton_variant *v, const khost__triton_shape *
     const khost__triton_variant *two_warps = khost__triton_find_variant(TWO_WARP_VARIANT);
     int full_grid =
         two_warps != NULL && khost__triton_programs_per_sm(two_warps) > 0 && !one_wave(two_warps, s);
-    return full_grid && (strcmp(v->name, WHOLE_TILES_VARIANT) != 0 || whole_tiles(v, s));
+    if (strcmp(v->name, WHOLE_TILES_VARIANT) != 0) return full_grid;
+    return whole_tiles(v, s) && (full_grid || (one_wave(v, s) && !four_warp_grid(s)));
   }
   return one_wave(v, s);
 }
