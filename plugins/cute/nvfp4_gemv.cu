@@ -26,6 +26,7 @@
 #include <cuda_fp8.h>
 
 #include <cute/tensor.hpp>
+#include <cutlass/fast_math.h>
 
 #include "row_math.cuh"
 
@@ -195,9 +196,9 @@ template <int TPR, class Emit> __device__ __forceinline__ void reduce_rows(float
  * slice, slice + W, ..., so at any time the W warps of a group read adjacent
  * spans of its rows. The block's groups are first_group, first_group + 1, ... */
 template <int TPR, int W>
-__device__ __forceinline__ void row_groups(const uint128_t *a, const uint16_t *sfa, const uint128_t *v,
-                                           const uint16_t *sfv, __half *c, int rows, int m,
-                                           int chunks_per_row, int first_group)
+__device__ __forceinline__ void
+row_groups(const uint128_t *a, const uint16_t *sfa, const uint128_t *v, const uint16_t *sfv, __half *c,
+           int rows, const cutlass::FastDivmod &rows_per_batch, int chunks_per_row, int first_group)
 {
   using namespace cute;
   constexpr int LANE_GROUPS = THREADS / TPR;
@@ -205,13 +206,19 @@ __device__ __forceinline__ void row_groups(const uint128_t *a, const uint16_t *s
   int t = int(threadIdx.x) % TPR, lane_group = int(threadIdx.x) / TPR, slice = lane_group % W;
   int group = first_group + lane_group / W;
   bool group_valid = group * R < rows; /* rows % R == 0: a group is wholly in or out */
-  int batch = group_valid ? group * R / m : 0;
+  /* By the launch's precomputed multiply and shift: the division it replaces was
+   * 25 vector instructions and a MUFU ahead of every warp's first load, which the
+   * short warps of 2-step rows (b3) paid in their time (docs/PERF.md run AL). */
+  int batch = 0, row_in_batch = 0;
+  if (group_valid) rows_per_batch(batch, row_in_batch, group * R);
+  int batches = 0, rows_left = 0;
+  rows_per_batch(batches, rows_left, rows);
 
   /* a and sfa as (row, chunk) of 16-byte chunks and of their 2-byte scale
    * pairs (same shape, so one layout); v and sfv as (batch, chunk). */
   auto chunk_stride = make_stride(int64_t(chunks_per_row), _1{});
   auto matrix = make_layout(make_shape(rows, chunks_per_row), chunk_stride);
-  auto vectors = make_layout(make_shape(rows / m, chunks_per_row), chunk_stride);
+  auto vectors = make_layout(make_shape(batches, chunks_per_row), chunk_stride);
   auto row_tiler = Shape<Int<R>, Int<TPR>>{};
   auto vector_tiler = Shape<_1, Int<TPR>>{};
   auto group_rows = make_coord(group, _);
@@ -224,7 +231,7 @@ __device__ __forceinline__ void row_groups(const uint128_t *a, const uint16_t *s
   Tensor tSfv = local_tile(make_tensor(make_gmem_ptr(sfv), vectors), vector_tiler, batch_row)(0, t, _);
   Tensor gC = make_tensor(make_gmem_ptr(c), make_layout(rows));
 
-  uint32_t table = make_lookup_table(m);
+  uint32_t table = make_lookup_table(rows_per_batch.divisor);
   float row_sums[R] = {};
   int steps = size<1>(tA);
   /* Lanes past the row end (its last step) or in a group past the last row skip
@@ -267,18 +274,18 @@ __device__ __forceinline__ void row_groups(const uint128_t *a, const uint16_t *s
 template <int TPR, int W, int TAIL_W>
 __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     gemv_rows(const uint128_t *a, const uint16_t *sfa, const uint128_t *v, const uint16_t *sfv, __half *c,
-              int rows, int m, int chunks_per_row, int head_blocks)
+              int rows, cutlass::FastDivmod rows_per_batch, int chunks_per_row, int head_blocks)
 {
   constexpr int LANE_GROUPS = THREADS / TPR;
   int block = int(blockIdx.x);
   if constexpr (TAIL_W > W) {
     if (block >= head_blocks) {
       int first = head_blocks * (LANE_GROUPS / W) + (block - head_blocks) * (LANE_GROUPS / TAIL_W);
-      row_groups<TPR, TAIL_W>(a, sfa, v, sfv, c, rows, m, chunks_per_row, first);
+      row_groups<TPR, TAIL_W>(a, sfa, v, sfv, c, rows, rows_per_batch, chunks_per_row, first);
       return;
     }
   }
-  row_groups<TPR, W>(a, sfa, v, sfv, c, rows, m, chunks_per_row, block * (LANE_GROUPS / W));
+  row_groups<TPR, W>(a, sfa, v, sfv, c, rows, rows_per_batch, chunks_per_row, block * (LANE_GROUPS / W));
 }
 
 /* The shared checks (plugins/common), then what this kernel declines: rows in
@@ -318,7 +325,7 @@ int launch(const khost_input *in, const khost__gemv &args, khost__cute_name *nam
   gemv_rows<TPR, W, TAIL_W><<<blocks, THREADS, 0, (cudaStream_t)in->stream>>>(
       static_cast<const uint128_t *>(args.a), static_cast<const uint16_t *>(args.sfa),
       static_cast<const uint128_t *>(args.v), static_cast<const uint16_t *>(args.sfv),
-      static_cast<__half *>(args.c), rows, int(args.m), chunks_per_row, head_blocks);
+      static_cast<__half *>(args.c), rows, cutlass::FastDivmod(int(args.m)), chunks_per_row, head_blocks);
   KHOST__CUTE_CHECK(in, cudaGetLastError());
   return KHOST_STATUS_OK;
 }
