@@ -8,7 +8,7 @@
  * TPR contiguous chunks of a row. Every lane decodes its chunk of v once and
  * reuses it for the 4 rows. A lane issues the 10 loads of a step (4 a chunks,
  * 4 scale pairs, 1 v chunk, 1 scale pair: 90 bytes) before using any. Blocks
- * are 4 warps: at 64-66 registers 7 or 8 fit an SM (28-32 warps). When rows are few and
+ * are 4 warps: at 61-66 registers 7 or 8 fit an SM (28-32 warps). When rows are few and
  * long (the grid's warps would not fill the GPU, rows of 8 steps or more), 2 or
  * 4 warps share a group's steps and add their sums in shared memory; so do 4
  * warps for each group of a grid's last, partial wave (plan()).
