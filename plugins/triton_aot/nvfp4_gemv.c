@@ -86,17 +86,22 @@ static int whole_tiles(const khost__triton_variant *v, const khost__triton_shape
   return v->block_k > 0 && s->k % v->block_k == 0 && s->k >= WHOLE_TILES_MIN * (int64_t)v->block_k;
 }
 
-/* Nonzero when s is the 4-warp variant's (preferred() gives the reason). */
+/* Nonzero when the 4-warp variant v takes s: rows of FOUR_WARP_MIN_K or more in one wave of it. */
+static int four_warp_fits(const khost__triton_variant *v, const khost__triton_shape *s)
+{
+  return s->k >= FOUR_WARP_MIN_K && one_wave(v, s);
+}
+
 static int four_warp_grid(const khost__triton_shape *s)
 {
   const khost__triton_variant *four_warps = khost__triton_find_variant(FOUR_WARP_VARIANT);
-  return four_warps != NULL && s->k >= FOUR_WARP_MIN_K && one_wave(four_warps, s);
+  return four_warps != NULL && four_warp_fits(four_warps, s);
 }
 
 static int preferred(const khost__triton_variant *v, const khost__triton_shape *s)
 {
   if (s->device.sms <= 0) return 0;
-  if (v->num_warps == FOUR_WARPS) return s->k >= FOUR_WARP_MIN_K && one_wave(v, s);
+  if (v->num_warps == FOUR_WARPS) return four_warp_fits(v, s);
   if (v->num_warps == 1) {
     const khost__triton_variant *two_warps = khost__triton_find_variant(TWO_WARP_VARIANT);
     int full_grid =
