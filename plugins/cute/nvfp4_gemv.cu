@@ -206,19 +206,16 @@ row_groups(const uint128_t *a, const uint16_t *sfa, const uint128_t *v, const ui
   int t = int(threadIdx.x) % TPR, lane_group = int(threadIdx.x) / TPR, slice = lane_group % W;
   int group = first_group + lane_group / W;
   bool group_valid = group * R < rows; /* rows % R == 0: a group is wholly in or out */
-  /* By the launch's precomputed multiply and shift: the division it replaces was
-   * 25 vector instructions and a MUFU ahead of every warp's first load, which the
-   * short warps of 2-step rows (b3) paid in their time (docs/PERF.md run AL). */
-  int batch = 0, row_in_batch = 0;
-  if (group_valid) rows_per_batch(batch, row_in_batch, group * R);
-  int batches = 0, rows_left = 0;
-  rows_per_batch(batches, rows_left, rows);
+  /* By the launch's precomputed multiply and shift: the division it replaces put
+   * 25 vector instructions and a MUFU ahead of every warp's first load (b3, whose
+   * warps run 2 steps, took 1.0-1.2% less time without them: docs/PERF.md run AL). */
+  int batch = group_valid ? rows_per_batch.div(group * R) : 0;
 
   /* a and sfa as (row, chunk) of 16-byte chunks and of their 2-byte scale
    * pairs (same shape, so one layout); v and sfv as (batch, chunk). */
   auto chunk_stride = make_stride(int64_t(chunks_per_row), _1{});
   auto matrix = make_layout(make_shape(rows, chunks_per_row), chunk_stride);
-  auto vectors = make_layout(make_shape(batches, chunks_per_row), chunk_stride);
+  auto vectors = make_layout(make_shape(rows_per_batch.div(rows), chunks_per_row), chunk_stride);
   auto row_tiler = Shape<Int<R>, Int<TPR>>{};
   auto vector_tiler = Shape<_1, Int<TPR>>{};
   auto group_rows = make_coord(group, _);
