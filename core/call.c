@@ -50,27 +50,36 @@ static void build_input(khost__call *k, int device_type, int device_id, int num_
   in->num_threads = num_threads;
 }
 
+/* The plugin's message after a call: it may have filled the buffer without a
+ * terminating NUL. */
+static const char *plugin_message(khost__call *k)
+{
+  k->error[sizeof k->error - 1] = '\0';
+  return k->error;
+}
+
 static int ask_plugin(khost__call *k, size_t *workspace, khost__err *err)
 {
   khost_supports_fn supports = khost__kernel_supports(k->kernel);
   k->error[0] = '\0';
   int rc = supports ? supports(&k->input) : KHOST_STATUS_OK;
+  const char *said = plugin_message(k);
   if (rc == KHOST_STATUS_UNSUPPORTED)
-    return khost__errorf(err, KHOST__CALL_DECLINED, "declined: %s",
-                         k->error[0] ? k->error : "(no reason given)");
+    return khost__errorf(err, KHOST__CALL_DECLINED, "declined: %s", said[0] ? said : "(no reason given)");
   if (rc != KHOST_STATUS_OK)
-    return khost__errorf(err, KHOST__E_FAIL, "supports() returned status %d: %s", rc, k->error);
+    return khost__errorf(err, KHOST__E_FAIL, "supports() returned status %d: %s", rc, said);
   khost_workspace_fn query = khost__kernel_workspace(k->kernel);
   *workspace = 0;
   if (query && (rc = query(&k->input, workspace)) != KHOST_STATUS_OK)
-    return khost__errorf(err, KHOST__E_FAIL, "workspace_size() returned status %d: %s", rc, k->error);
+    return khost__errorf(err, KHOST__E_FAIL, "workspace_size() returned status %d: %s", rc,
+                         plugin_message(k));
   if (*workspace > KHOST__MAX_TENSOR_BYTES)
     return khost__errorf(err, KHOST__E_FAIL,
                          "workspace_size() asked for %zu bytes, more than the %zu khost allows", *workspace,
                          KHOST__MAX_TENSOR_BYTES);
   khost_describe_fn describe = khost__kernel_describe(k->kernel);
   if (describe && (rc = describe(&k->input, k->variant, sizeof k->variant)) != KHOST_STATUS_OK)
-    return khost__errorf(err, KHOST__E_FAIL, "describe() returned status %d: %s", rc, k->error);
+    return khost__errorf(err, KHOST__E_FAIL, "describe() returned status %d: %s", rc, plugin_message(k));
   /* A plugin that filled the whole buffer may have left it unterminated. */
   k->variant[sizeof k->variant - 1] = '\0';
   return KHOST__OK;
@@ -113,7 +122,7 @@ int khost__call_run(khost__call *k)
 {
   k->error[0] = '\0';
   int rc = k->kernel->run(&k->input);
-  k->error[sizeof k->error - 1] = '\0';
+  plugin_message(k);
   return rc;
 }
 

@@ -1,5 +1,6 @@
 #include "discover.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,15 @@ static int add_named_dir(khost__registry *reg, const char *dir, khost__err *err)
   return rc == KHOST__OK ? khost__registry_add_dir(reg, dir, err) : rc;
 }
 
+/* A file the user named: a missing one is a typo to report (exit 2), as for
+ * --plugin-dir; one that is there but does not load is recorded like any other. */
+static int add_named_file(khost__registry *reg, const char *file, khost__err *err)
+{
+  if (access(file, F_OK) != 0)
+    return khost__errorf(err, KHOST__E_CONFIG, "--plugin %s: %s", file, strerror(errno));
+  return khost__registry_add_file(reg, file, err);
+}
+
 int khost__discover(khost__registry *reg, const khost__options *o, khost__err *err)
 {
   int rc = add_exe_dir(reg, err);
@@ -48,7 +58,7 @@ int khost__discover(khost__registry *reg, const khost__options *o, khost__err *e
   for (int i = 0; i < o->nplugin_dirs && rc == KHOST__OK; i++)
     rc = add_named_dir(reg, o->plugin_dirs[i], err);
   for (int i = 0; i < o->nplugin_files && rc == KHOST__OK; i++)
-    rc = khost__registry_add_file(reg, o->plugin_files[i], err);
+    rc = add_named_file(reg, o->plugin_files[i], err);
   if (rc == KHOST__OK) rc = khost__registry_probe_init(reg, err);
   return rc;
 }

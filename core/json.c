@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* 15 digits: more than any measurement holds, and 0.1 stays 0.1 instead of 0.10000000000000001. */
 #define DUMP_FLAGS (JSON_INDENT(2) | JSON_REAL_PRECISION(15))
@@ -16,6 +17,7 @@ struct khost__json_writer {
   khost__row *rows;
   int nrows, capacity;
   int finished;
+  int stream; /* path is not a regular file: written once, in place */
 };
 
 /* JSON has no NaN or infinity; null keeps the document valid and says "no value". */
@@ -157,29 +159,38 @@ static json_t *document_json(const khost__json_writer *w)
 }
 
 /* Writes the whole document to tmp_path, then renames it over path: rename is
- * atomic, so readers and a killed run only ever see a complete document. */
+ * atomic, so readers and a killed run only ever see a complete document. A
+ * stream is written in place. */
 static int write_document(const khost__json_writer *w, khost__err *err)
 {
   int rc = KHOST__OK;
+  const char *target = w->stream ? w->path : w->tmp_path;
   json_t *doc = document_json(w);
   FILE *f = NULL;
   if (!doc) return khost__errorf(err, KHOST__E_NOMEM, "JSON report %s: out of memory", w->path);
-  f = fopen(w->tmp_path, "w");
+  f = fopen(target, "w");
   if (!f) {
-    rc = khost__errorf(err, KHOST__E_IO, "JSON report: cannot create %s: %s", w->tmp_path, strerror(errno));
+    rc = khost__errorf(err, KHOST__E_IO, "JSON report: cannot create %s: %s", target, strerror(errno));
     goto out_doc;
   }
   if (json_dumpf(doc, f, DUMP_FLAGS) != 0 || fputc('\n', f) == EOF)
-    rc = khost__errorf(err, KHOST__E_IO, "JSON report: cannot write %s", w->tmp_path);
+    rc = khost__errorf(err, KHOST__E_IO, "JSON report: cannot write %s", target);
   if (fclose(f) != 0 && rc == KHOST__OK)
-    rc = khost__errorf(err, KHOST__E_IO, "JSON report: cannot write %s: %s", w->tmp_path, strerror(errno));
-  if (rc == KHOST__OK && rename(w->tmp_path, w->path) != 0)
+    rc = khost__errorf(err, KHOST__E_IO, "JSON report: cannot write %s: %s", target, strerror(errno));
+  if (rc == KHOST__OK && !w->stream && rename(w->tmp_path, w->path) != 0)
     rc = khost__errorf(err, KHOST__E_IO, "JSON report: cannot rename %s to %s: %s", w->tmp_path, w->path,
                        strerror(errno));
-  if (rc != KHOST__OK) remove(w->tmp_path);
+  if (rc != KHOST__OK && !w->stream) remove(w->tmp_path);
 out_doc:
   json_decref(doc);
   return rc;
+}
+
+/* An existing path that is not a regular file (after symlinks): a device, a pipe. */
+static int is_stream(const char *path)
+{
+  struct stat st;
+  return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
 }
 
 int khost__json_open(const char *path, const khost__run_info *info, khost__json_writer **out, khost__err *err)
@@ -192,7 +203,8 @@ int khost__json_open(const char *path, const khost__run_info *info, khost__json_
     goto fail;
   }
   w->info = *info;
-  rc = write_document(w, err);
+  w->stream = is_stream(path);
+  rc = w->stream ? KHOST__OK : write_document(w, err);
   if (rc != KHOST__OK) goto fail;
   *out = w;
   return KHOST__OK;
@@ -211,7 +223,7 @@ int khost__json_append(khost__json_writer *w, const khost__row *row, khost__err 
     w->capacity = capacity;
   }
   w->rows[w->nrows++] = *row;
-  return write_document(w, err);
+  return w->stream ? KHOST__OK : write_document(w, err);
 }
 
 void khost__json_set_info(khost__json_writer *w, const khost__run_info *info)
@@ -219,9 +231,9 @@ void khost__json_set_info(khost__json_writer *w, const khost__run_info *info)
   w->info = *info;
 }
 
-int khost__json_finish(khost__json_writer *w, khost__err *err)
+int khost__json_end(khost__json_writer *w, int finished, khost__err *err)
 {
-  w->finished = 1;
+  w->finished = finished;
   return write_document(w, err);
 }
 

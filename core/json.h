@@ -1,5 +1,7 @@
 /* The JSON report, rewritten whole after every row and renamed into place, so a
- * run killed at any moment leaves the last complete, valid document behind. */
+ * run killed at any moment leaves the last complete, valid document behind. A
+ * path that is not a regular file (a pipe, /dev/stdout) gets one document, at the
+ * end: renaming over it would replace the device or pipe with a file. */
 #ifndef KHOST_JSON_H
 #define KHOST_JSON_H
 
@@ -12,20 +14,22 @@
 typedef struct khost__json_writer khost__json_writer;
 
 /* Writes a document with no rows to path (path.tmp is used for the atomic
- * replacement) and returns the writer in *out. info is copied. */
+ * replacement; nothing yet to a path that is not a regular file) and returns the
+ * writer in *out. info is copied. */
 int khost__json_open(const char *path, const khost__run_info *info, khost__json_writer **out,
                      khost__err *err);
 
-/* Adds a copy of row and rewrites the document, summary included. */
+/* Adds a copy of row and rewrites the document, summary included (a regular file only). */
 int khost__json_append(khost__json_writer *w, const khost__row *row, khost__err *err);
 
 /* Replaces the run description (copied), for facts learnt during the run such
  * as the GPU; written with the next append or finish. */
 void khost__json_set_info(khost__json_writer *w, const khost__run_info *info);
 
-/* Rewrites the document marked "finished": true; a document never finished
- * comes from a run that stopped early. The writer stays valid until freed. */
-int khost__json_finish(khost__json_writer *w, khost__err *err);
+/* Writes the document a last time, "finished": true when the run completed (a
+ * document never finished comes from a run that stopped early). The writer stays
+ * valid until freed. */
+int khost__json_end(khost__json_writer *w, int finished, khost__err *err);
 
 /* Releases w (NULL is fine); the file stays as last written. */
 void khost__json_free(khost__json_writer *w);

@@ -65,12 +65,18 @@ static int duplicate_kernel(const khost_plugin *d, int i)
   return 0;
 }
 
-static int valid_name(const char *s)
+#define TEXT_OF(x)     #x
+#define NUMBER_TEXT(x) TEXT_OF(x)
+
+/* What is wrong with a plugin name, or NULL. Names key --backends, --baseline and
+ * the reports' fixed-size fields, so they are short as well as plain. */
+static const char *name_problem(const char *s)
 {
-  if (!s || !*s) return 0;
-  for (; *s; s++)
-    if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_')) return 0;
-  return 1;
+  if (!s || !*s) return "is empty";
+  if (strnlen(s, KHOST_PLUGIN_NAME_MAX + 1) > KHOST_PLUGIN_NAME_MAX)
+    return "is longer than " NUMBER_TEXT(KHOST_PLUGIN_NAME_MAX) " characters";
+  if (strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(s)) return "is not [a-z0-9_]+";
+  return NULL;
 }
 
 /* Returns the failing stage, or KHOST__STAGE_COUNT when the descriptor is good. */
@@ -89,8 +95,9 @@ static khost__load_stage validate(const khost_plugin *d, char *why, size_t n)
     return snprintf(why, n, "descriptor struct_size %zu is smaller than the %zu bytes the host reads",
                     d->struct_size, offsetof(khost_plugin, fini) + sizeof d->fini),
            KHOST__STAGE_STRUCT_SIZE;
-  if (!valid_name(d->name))
-    return snprintf(why, n, "plugin name '%s' is empty or not [a-z0-9_]+", d->name ? d->name : "(null)"),
+  const char *problem = name_problem(d->name);
+  if (problem)
+    return snprintf(why, n, "plugin name '%.80s' %s", d->name ? d->name : "(null)", problem),
            KHOST__STAGE_DESCRIPTOR;
   if (d->nkernels < 1 || !d->kernels)
     return snprintf(why, n, "plugin '%s' lists no kernels", d->name), KHOST__STAGE_DESCRIPTOR;

@@ -70,17 +70,21 @@ static int case_done(void *ctx, const khost__row *rows, int n, const khost__devi
   reports *r = ctx;
   if (device) describe_device(&r->info, device);
   if (device && r->json) khost__json_set_info(r->json, &r->info);
+  if (n == 0) return KHOST__OK; /* realloc(p, 0) would free the rows kept so far */
   khost__row *grown = realloc(r->rows, (size_t)(r->nrows + n) * sizeof *grown);
   if (!grown) return khost__errorf(err, KHOST__E_NOMEM, "out of memory keeping results");
   r->rows = grown;
+  /* Every row is kept before any is written: a report that fails mid-case must
+   * not take the case's later rows out of the closing table. */
+  memcpy(r->rows + r->nrows, rows, (size_t)n * sizeof *rows);
+  r->nrows += n;
   int rc = KHOST__OK;
+  for (int i = 0; i < n; i++) r->undumped += rows[i].dump_incomplete;
   for (int i = 0; i < n && rc == KHOST__OK; i++) {
-    r->rows[r->nrows++] = rows[i];
-    r->undumped += rows[i].dump_incomplete;
     if (r->json) rc = khost__json_append(r->json, &rows[i], err);
     if (rc == KHOST__OK && r->csv) rc = khost__csv_write_row(r->csv, &rows[i], err);
   }
-  if (n > 0) fprintf(stderr, "khost: %s done\n", rows[0].case_name);
+  fprintf(stderr, "khost: %s done\n", rows[0].case_name);
   return rc;
 }
 
@@ -89,7 +93,10 @@ static int open_reports(reports *r, const khost__options *o, khost__err *err)
   int rc = KHOST__OK;
   if (o->json) rc = khost__json_open(o->json, &r->info, &r->json, err);
   if (rc == KHOST__OK && o->csv) rc = khost__csv_open(o->csv, &r->csv, err);
-  return rc;
+  /* Before any case runs, a report path that cannot be written is a bad flag
+   * value (exit 2), as an unusable --dump folder is; later write failures stay
+   * I/O errors. */
+  return rc == KHOST__E_IO ? KHOST__E_CONFIG : rc;
 }
 
 static int close_reports(reports *r, const khost__options *o, int finished, khost__err *err)
@@ -103,7 +110,7 @@ static int close_reports(reports *r, const khost__options *o, int finished, khos
   if (!finished && r->nrows > 0)
     fprintf(stderr, "khost: the run stopped early; the table above has the %d rows finished before\n",
             r->nrows);
-  if (r->json && finished && rc == KHOST__OK) rc = khost__json_finish(r->json, err);
+  if (r->json && rc == KHOST__OK) rc = khost__json_end(r->json, finished, err);
   khost__json_free(r->json);
   khost__err csv_err;
   if (r->csv && khost__csv_close(r->csv, &csv_err) != KHOST__OK && rc == KHOST__OK)
@@ -129,7 +136,7 @@ static int run(const khost__options *o, const khost__registry *reg, khost__err *
   int rc = khost__suite_find(o->suite, path, sizeof path, err);
   if (rc == KHOST__OK) rc = khost__suite_load(path, &suite, err);
   if (rc == KHOST__OK) rc = khost__suite_filter(&suite, o->ops, o->cases, err);
-  if (rc == KHOST__OK) rc = khost__runner_validate(o, reg, err);
+  if (rc == KHOST__OK) rc = khost__runner_validate(o, reg, &suite, err);
   if (rc == KHOST__OK) rc = khost__dump_prepare(o, err);
   if (rc != KHOST__OK) goto out;
   describe_run(&r.info, o, path);

@@ -5,6 +5,8 @@
 
 #include <stdint.h>
 
+#include "khost/plugin.h"
+
 typedef enum {
   KHOST__ROW_PASS,
   KHOST__ROW_FAIL,    /* wrong answer (or a guard tripped by a wrong write) */
@@ -48,9 +50,9 @@ typedef struct khost__timing {
 typedef struct khost__row {
   char case_name[64];
   char op[32];
-  char params[128]; /* the case's parameters as "m=128 k=4096 l=1" */
-  char backend[64]; /* plugin name */
-  char device[8];   /* "cpu" or "cuda" */
+  char params[128];                        /* the case's parameters as "m=128 k=4096 l=1" */
+  char backend[KHOST_PLUGIN_NAME_MAX + 1]; /* plugin name */
+  char device[8];                          /* "cpu" or "cuda" */
   khost__row_status status;
   char message[512];                 /* reason for SKIP/ERROR/CRASH/TIMEOUT/FAIL, else empty */
   char variant[KHOST__VARIANT_SIZE]; /* the implementation the kernel named (describe()), else empty;

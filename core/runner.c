@@ -57,9 +57,29 @@ static int check_name(const khost__registry *reg, const char *what, const char *
   return khost__errorf(err, KHOST__E_CONFIG, "unknown %s '%s'; loaded backends: %s", what, name, names);
 }
 
-int khost__runner_validate(const khost__options *o, const khost__registry *reg, khost__err *err)
+/* The oracle checks every row of a case, so without its CPU kernel for the op
+ * the case would have nothing to compare with (or, with no other kernel for
+ * it, no row at all). */
+static int check_oracle(const khost__registry *reg, const char *name, const khost__suite *suite,
+                        khost__err *err)
+{
+  const khost__plugin *oracle = khost__registry_find(reg, name);
+  for (int i = 0; i < suite->ncases; i++) {
+    const char *op = suite->cases[i].op->name;
+    if (!khost__plugin_kernel(oracle, op, KHOST_DEVICE_CPU))
+      return khost__errorf(err, KHOST__E_CONFIG,
+                           "reference backend '%s' has no CPU kernel for %s (case %s); pick another "
+                           "--reference or leave the op out (--op)",
+                           name, op, suite->cases[i].name);
+  }
+  return KHOST__OK;
+}
+
+int khost__runner_validate(const khost__options *o, const khost__registry *reg, const khost__suite *suite,
+                           khost__err *err)
 {
   int rc = check_name(reg, "reference backend", o->reference, err);
+  if (rc == KHOST__OK) rc = check_oracle(reg, o->reference, suite, err);
   for (const char *p = o->backends; p && *p && rc == KHOST__OK;) {
     const char *end = strchr(p, ',');
     char name[128];

@@ -16,8 +16,11 @@ typedef int (*khost__case_done_fn)(void *ctx, const khost__row *rows, int nrows,
                                    const khost__device_info *device, khost__err *err);
 
 /* Checks that --backends, --reference and --baseline name loaded plugins
- * (KHOST__E_CONFIG listing the known names otherwise). */
-int khost__runner_validate(const khost__options *o, const khost__registry *reg, khost__err *err);
+ * (KHOST__E_CONFIG listing the known names otherwise) and that the reference
+ * has a CPU kernel for the op of every case of suite (else no case could be
+ * checked: KHOST__E_CONFIG naming the op). */
+int khost__runner_validate(const khost__options *o, const khost__registry *reg, const khost__suite *suite,
+                           khost__err *err);
 
 /* Runs every case of suite. *failed is set when any row is FAIL, ERROR, CRASH
  * or TIMEOUT. Returns 0 unless the run itself could not go on. */

@@ -115,14 +115,21 @@ static void drop_cr(char *line)
 static char *read_line(char *str, int num, void *stream)
 {
   parser *p = stream;
-  if (getline(&p->line, &p->line_capacity, p->file) < 0) return NULL;
+  ssize_t got = getline(&p->line, &p->line_capacity, p->file);
+  if (got < 0) return NULL;
   p->lineno++;
+  /* The string functions below would stop at a NUL and take the rest of the line for gone. */
+  bool has_nul = memchr(p->line, '\0', (size_t)got) != NULL;
   drop_cr(p->line);
   const char *start = p->line;
   if (p->lineno == 1 && strncmp(start, "\xEF\xBB\xBF", 3) == 0) start += 3; /* UTF-8 BOM */
   start += strspn(start, " \t");
   const char *end = header_end(start);
-  if (strlen(start) + 1 > (size_t)num) {
+  /* Counted without its newline, so that a last line that lacks one has the same limit. */
+  if (has_nul) {
+    fail(p, p->lineno, KHOST__E_CONFIG, "line holds a NUL byte (a suite is a text file)");
+    start = "\n";
+  } else if (strcspn(start, "\n") + 2 > (size_t)num) {
     fail(p, p->lineno, KHOST__E_CONFIG, "line is longer than %d characters", num - 2);
     start = "\n";
   } else if (end && !header_tail_ok(end + 1)) {

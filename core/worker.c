@@ -64,6 +64,7 @@ static int plugin_ready(worker *w, int p)
   if (w->plugin_ready[p]) return w->plugin_ready[p] == 1;
   const khost_plugin *d = w->job->reg->plugins[p].desc;
   int rc = d->init ? d->init(w->plugin_why[p], sizeof w->plugin_why[p]) : KHOST_STATUS_OK;
+  w->plugin_why[p][sizeof w->plugin_why[p] - 1] = '\0'; /* the plugin may have filled it */
   w->plugin_ready[p] = rc == KHOST_STATUS_OK ? 1 : 2;
   return rc == KHOST_STATUS_OK;
 }
@@ -283,14 +284,16 @@ static int check_timed(worker *w, int s, khost__timer *timer)
     return settle(w, s, KHOST__ROW_CRASH, "CUDA error after a timed call: %s", err.msg),
            KHOST__WORKER_RESTART;
   if (rc == KHOST__OK) rc = khost__call_check(call, &stats, &err);
-  if (rc != KHOST__OK)
+  if (rc != KHOST__OK) {
     settle_check_error(w, s, call->data, rc, &err);
-  else if (stats.mismatches)
+  } else if (stats.mismatches) {
+    w->rows[s].check = stats; /* the row's counts are those of the failing call, not of pass 1 */
     settle(w, s, KHOST__ROW_FAIL,
            "a timed call left %llu of %llu elements wrong (%llu never written): work skipped "
            "when called again?",
            (unsigned long long)stats.mismatches, (unsigned long long)stats.count,
            (unsigned long long)stats.unwritten);
+  }
   return 0;
 }
 

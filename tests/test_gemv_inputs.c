@@ -41,6 +41,17 @@ Test(gemv_inputs, params_past_a_kernels_limit_are_refused)
   cr_expect(strstr(c.error, "parameter k = 256 outside [16, 200]"), "%s", c.error);
 }
 
+/* The sizes the checks compute must not overflow first (UBSan in CI would stop here). */
+Test(gemv_inputs, params_past_2_31_are_refused_whatever_the_caller_allows)
+{
+  hand_call c;
+  hand_gemv_call(&c, KHOST_DEVICE_CUDA, 128, 256, 1);
+  c.params[0].value = INT64_MAX;
+  khost__gemv g;
+  cr_expect_eq(khost__gemv_open(&c.in, KHOST_DEVICE_CUDA, INT64_MAX, &g), KHOST_STATUS_INVALID_ARGUMENT);
+  cr_expect(strstr(c.error, "parameter m = 9223372036854775807 outside [1, 2147483647]"), "%s", c.error);
+}
+
 Test(gemv_inputs, every_tensor_is_checked_the_swizzled_scales_too)
 {
   for (int i = 0; i < KHOST_NVFP4_GEMV_NINPUTS + KHOST_NVFP4_GEMV_NOUTPUTS; i++) {

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "json.h"
@@ -249,7 +250,7 @@ Test(json, finish_marks_the_document_finished)
   khost__row a = sample_row("reference", KHOST__ROW_PASS, 8e-3, 1);
   khost__err err = {{0}};
   append_ok(w, &a);
-  cr_assert_eq(khost__json_finish(w, &err), KHOST__OK, "%s", err.msg);
+  cr_assert_eq(khost__json_end(w, 1, &err), KHOST__OK, "%s", err.msg);
   khost__json_free(w);
   json_t *doc = load();
   cr_expect(json_is_true(field(doc, "finished")));
@@ -313,6 +314,50 @@ Test(json, invalid_utf8_text_stays_valid)
   cr_expect_str_eq(json_string_value(field(r, "device")), "xxxxxxxx");
   json_decref(doc);
   khost__json_free(w);
+}
+
+/* A reader of the pipe at fifo copies what it gets into copy (a child process:
+ * opening a pipe for writing waits for its reader). */
+static pid_t drain_fifo(const char *fifo, const char *copy)
+{
+  pid_t pid = fork();
+  cr_assert_neq(pid, -1);
+  if (pid > 0) return pid;
+  FILE *in = fopen(fifo, "r"), *out = fopen(copy, "w");
+  int c;
+  while (in && out && (c = fgetc(in)) != EOF) fputc(c, out);
+  _exit(in && out && fclose(out) == 0 ? 0 : 1);
+}
+
+Test(json, a_pipe_gets_one_document_at_the_end_and_stays_a_pipe, .timeout = 20)
+{
+  char fifo[160], copy[160];
+  snprintf(fifo, sizeof fifo, "%s/pipe.json", dir);
+  snprintf(copy, sizeof copy, "%s/copy.json", dir);
+  cr_assert_eq(mkfifo(fifo, 0600), 0);
+  pid_t reader = drain_fifo(fifo, copy);
+  khost__run_info info = sample_info();
+  khost__json_writer *w = NULL;
+  khost__err err = {{0}};
+  cr_assert_eq(khost__json_open(fifo, &info, &w, &err), KHOST__OK, "%s", err.msg);
+  khost__row a = sample_row("reference", KHOST__ROW_PASS, 8e-3, 1);
+  cr_assert_eq(khost__json_append(w, &a, &err), KHOST__OK, "%s", err.msg);
+  cr_assert_eq(khost__json_append(w, &a, &err), KHOST__OK, "%s", err.msg);
+  cr_assert_eq(khost__json_end(w, 1, &err), KHOST__OK, "%s", err.msg);
+  khost__json_free(w);
+  int status;
+  cr_assert_eq(waitpid(reader, &status, 0), reader);
+  cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the reader failed");
+  struct stat st;
+  cr_expect(stat(fifo, &st) == 0 && S_ISFIFO(st.st_mode), "the pipe was replaced");
+  json_error_t error;
+  json_t *doc = json_load_file(copy, 0, &error); /* one document: a second would be trailing garbage */
+  cr_assert_not_null(doc, "%s: %s (line %d)", copy, error.text, error.line);
+  cr_expect(json_is_true(field(doc, "finished")));
+  cr_expect_eq(json_array_size(field(doc, "rows")), 2);
+  json_decref(doc);
+  unlink(fifo);
+  unlink(copy);
 }
 
 Test(json, unwritable_path_is_an_error)

@@ -643,6 +643,20 @@ Test(backends, unknown_backend_or_baseline_exits_2_listing_loaded_backends)
   }
 }
 
+/* The oracle checks every row: a reference without a CPU kernel for a selected op
+ * is refused before anything runs (it once left such cases with no row at all). */
+Test(backends, a_reference_without_a_cpu_kernel_for_a_selected_op_exits_2)
+{
+  outcome o;
+  KHOST(&o, FAST, "--op", "reduce_sum", "--plugin", "@fault_free.so", "--reference", "fault_free",
+        "--backends", "fault_free");
+  cr_expect_eq(o.status, 2, "exit %d; stderr:\n%s", o.status, o.err);
+  cr_expect_not_null(strstr(o.err, "reference backend 'fault_free' has no CPU kernel for reduce_sum"),
+                     "stderr:\n%s", o.err);
+  cr_expect_null(strstr(o.out, "summary:"), "nothing should run:\n%s", o.out);
+  free_outcome(&o);
+}
+
 Test(backends, backends_selects_plugins_and_the_reference_always_runs)
 {
   outcome o;
@@ -864,6 +878,19 @@ Test(loading, a_plugin_dir_that_is_not_a_folder_exits_2)
   free(missing);
 }
 
+Test(loading, a_plugin_file_that_does_not_exist_exits_2)
+{
+  char *missing = scratch_path("no_such_plugin.so");
+  outcome o;
+  KHOST(&o, FAST, "--case", COPY_CASE, "--plugin", missing);
+  cr_expect_eq(o.status, 2, "exit %d; stderr:\n%s", o.status, o.err);
+  cr_expect_not_null(strstr(o.err, "--plugin "), "stderr:\n%s", o.err);
+  cr_expect_not_null(strstr(o.err, "No such file or directory"), "stderr:\n%s", o.err);
+  cr_expect_null(strstr(o.out, "summary:"), "nothing should run:\n%s", o.out);
+  free_outcome(&o);
+  free(missing);
+}
+
 /* An installed (or any later search folder's) copy of a plugin the build already
  * has is shadowed, as in PATH: listed, not a load failure, so --strict still
  * passes and the build's own copy runs. */
@@ -937,7 +964,8 @@ static fault fault_table[] = {
     {"fault_decline", COPY_CASE, "SKIP", "fault plugin declines every shape", "", -1, 0},
     {"fault_cached", COPY_CASE, "FAIL", "fresh inputs", "", -1, 1},
     {"fault_cached_address", COPY_CASE, "FAIL", "fresh inputs", "", -1, 1},
-    {"fault_lazy", COPY_CASE, "FAIL", "a timed call left", "", -1, 1},
+    {"fault_lazy", COPY_CASE, "FAIL", "a timed call left", "", COPY_ELEMENTS,
+     1}, /* the failing call's counts */
     {"fault_no_write", COPY_CASE, "FAIL", "never written", "", COPY_ELEMENTS, 1},
     {"fault_write_past_end", COPY_CASE, "FAIL", "out-of-bounds write: out: ", "", -1, 1},
     {"fault_mutate_input", COPY_CASE, "ERROR", "modified its input", "", -1, 1},
@@ -1304,6 +1332,21 @@ Test(reports, a_dump_folder_that_cannot_be_made_exits_2_before_running)
   cr_expect_null(strstr(o.out, "summary:"), "nothing may run:\n%s", o.out);
   free_outcome(&o);
   free(dir);
+}
+
+Test(reports, a_report_that_cannot_be_created_exits_2_before_running)
+{
+  char *missing = scratch_path("no/such/folder/report");
+  const char *flags[] = {"--json", "--csv"};
+  for (int i = 0; i < 2; i++) {
+    outcome o;
+    KHOST(&o, FAST, "--case", COPY_CASE, flags[i], missing);
+    cr_expect_eq(o.status, 2, "%s: exit %d; stderr:\n%s", flags[i], o.status, o.err);
+    cr_expect_not_null(strstr(o.err, "No such file or directory"), "%s: stderr:\n%s", flags[i], o.err);
+    cr_expect_null(strstr(o.out, "summary:"), "%s: nothing may run:\n%s", flags[i], o.out);
+    free_outcome(&o);
+  }
+  free(missing);
 }
 
 /* A file where the case's folder should be: every write fails, every result stays. */

@@ -40,6 +40,7 @@ static const stage_case stage_cases[] = {
     {"struct_small.so", KHOST__STAGE_STRUCT_SIZE, "struct_size 16"},
     {"kernel_small.so", KHOST__STAGE_STRUCT_SIZE, "kernel 1: struct_size 8"},
     {"empty_name.so", KHOST__STAGE_DESCRIPTOR, "name ''"},
+    {"long_name.so", KHOST__STAGE_DESCRIPTOR, "longer than 63 characters"},
     {"null_kernel.so", KHOST__STAGE_DESCRIPTOR, "NULL kernel function"},
     {"duplicate_op.so", KHOST__STAGE_DESCRIPTOR, "duplicate op 'copy_transpose'"},
 };

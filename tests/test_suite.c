@@ -174,6 +174,8 @@ static const bad_file bad_files[] = {
     {"bad_case_name_chars.ini", 1, "case name 'a b' may hold only letters, digits, '_', '.' and '-'"},
     {"bad_case_name_long.ini", 1, "is longer than 48 characters"},
     {"bad_long_line.ini", 3, "line is longer than"},
+    {"bad_long_last_line.ini", 6, "line is longer than 198 characters"}, /* no newline: the same limit */
+    {"bad_nul_byte.ini", 3, "line holds a NUL byte"},
     {"bad_header_tail.ini", 1, "text after the [case] header: 'junk here' (only a comment may follow)"},
     {"bad_case_name_dots.ini", 2, "case name '..' must start with a letter, a digit or '_'"},
     {"bad_int64_min.ini", 4, "case a: m = '-9223372036854775808' is not an integer in -(2^63-1)..2^63-1"},

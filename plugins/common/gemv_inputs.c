@@ -3,8 +3,12 @@
 #include "input_checks.h"
 #include "khost/ops.h"
 
+/* m, k and l at most 2^31 - 1 whatever the caller allows, as the host's are:
+ * khost_nvfp4_swizzled_bytes multiplies unchecked, and at that bound its product
+ * stays under 2^59 (the tensor checks catch every other overflow). */
 static int check_params(const khost_input *in, int64_t max_param, khost__gemv *gemv)
 {
+  if (max_param > INT32_MAX) max_param = INT32_MAX;
   int status = khost__input_counts(in, KHOST_NVFP4_GEMV_NINPUTS, KHOST_NVFP4_GEMV_NOUTPUTS);
   if (status == KHOST_STATUS_OK) status = khost__input_param(in, "m", 1, max_param, &gemv->m);
   if (status == KHOST_STATUS_OK) status = khost__input_param(in, "k", KHOST__GEMV_BLOCK, max_param, &gemv->k);

@@ -24,7 +24,8 @@ typedef struct khost__gemv {
 } khost__gemv;
 
 /* Validates a call whose tensors live on device_type and fills *gemv.
- * INVALID_ARGUMENT for a missing param, one outside [1 (16 for k), max_param],
+ * INVALID_ARGUMENT for a missing param, one outside [1 (16 for k), max_param]
+ * (max_param capped at 2^31 - 1),
  * k not a multiple of 16, or a malformed tensor (khost__input_tensor's rules). */
 int khost__gemv_open(const khost_input *in, int32_t device_type, int64_t max_param, khost__gemv *gemv);
 

@@ -131,6 +131,16 @@ static int workspace_fn(const khost_input *in, size_t *bytes)
 #define workspace_fn NULL
 #endif
 
+#if defined(FAULT_SUPPORTS_FAILS) || defined(FAULT_DESCRIBE_FAILS)
+/* Fills the whole error buffer, with no NUL: the host must cut the message, not read past it. */
+static void fill_error(const khost_input *in, const char *text)
+{
+  size_t n = strlen(text);
+  memset(in->error, '.', in->error_size);
+  memcpy(in->error, text, n < in->error_size ? n : in->error_size);
+}
+#endif
+
 #if defined(FAULT_DECLINE) || defined(FAULT_SUPPORTS_FAILS)
 /* A decline is a SKIP; any other failing status from supports() is an error. */
 static int supports_fn(const khost_input *in)
@@ -139,7 +149,7 @@ static int supports_fn(const khost_input *in)
   strncpy(in->error, "fault plugin declines every shape", in->error_size - 1);
   return KHOST_STATUS_UNSUPPORTED;
 #else
-  strncpy(in->error, "fault plugin cannot judge a shape on purpose", in->error_size - 1);
+  fill_error(in, "fault plugin cannot judge a shape on purpose");
   return KHOST_STATUS_INTERNAL;
 #endif
 }
@@ -154,7 +164,7 @@ static int describe_copy(const khost_input *in, char *buf, size_t size)
 #ifdef FAULT_DESCRIBE_FAILS
   (void)buf;
   (void)size;
-  strncpy(in->error, "fault plugin cannot name its kernel on purpose", in->error_size - 1);
+  fill_error(in, "fault plugin cannot name its kernel on purpose");
   return KHOST_STATUS_INTERNAL;
 #else
   (void)in;

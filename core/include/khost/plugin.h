@@ -39,6 +39,9 @@ extern "C" {
 /* Name of the one exported entry symbol. */
 #define KHOST_PLUGIN_ENTRY_SYMBOL "khost_plugin_entry"
 
+/* The longest backend name (khost_plugin.name) the host accepts, in characters. */
+#define KHOST_PLUGIN_NAME_MAX 63
+
 #if defined(__GNUC__)
 #define KHOST_VISIBLE __attribute__((visibility("default")))
 #else
@@ -177,7 +180,7 @@ typedef struct khost_plugin {
   uint32_t abi_major;                 /* KHOST_ABI_MAJOR the plugin was built with */
   uint32_t abi_minor;                 /* KHOST_ABI_MINOR the plugin was built with */
   size_t struct_size;                 /* sizeof(khost_plugin) as the plugin compiled it */
-  const char *name;                   /* unique backend name, [a-z0-9_]+, for example "cute" */
+  const char *name;                   /* unique backend name, [a-z0-9_]{1,63}, for example "cute" */
   const char *version;                /* the plugin's own version string */
   const char *language;               /* "c", "cuda", "cute", "triton", ... */
   const char *description;            /* one line */
