@@ -42,6 +42,33 @@ Test(bench, summary_of_known_samples)
   khost__samples_free(&s);
 }
 
+/* Skewed samples: the median is not the mean (one slow outlier must not move it). */
+Test(bench, the_median_of_skewed_samples_is_the_middle_one)
+{
+  khost__samples s = {0};
+  khost__err err;
+  static const double v[] = {2, 100, 1};
+  for (int i = 0; i < 3; i++) cr_assert_eq(khost__samples_add(&s, v[i], 0, &err), KHOST__OK);
+  khost__timing t;
+  cr_assert_eq(khost__samples_summarize(&s, &t), KHOST__OK);
+  cr_expect_float_eq(t.median, 2, 1e-12, "median %g", t.median);
+  cr_expect_float_eq(t.mean, 103.0 / 3.0, 1e-12);
+  khost__samples_free(&s);
+}
+
+/* The stopping rule's noise is the relative standard error of the mean, with the n - 1 variance. */
+Test(bench, the_rule_s_noise_is_the_relative_standard_error)
+{
+  khost__samples s = {0};
+  khost__err err;
+  static const double v[] = {4, 1, 3, 2};
+  for (int i = 0; i < 4; i++) cr_assert_eq(khost__samples_add(&s, v[i], 0, &err), KHOST__OK);
+  double want = 100.0 * sqrt(5.0 / 3.0) / 2.0 / 2.5;
+  cr_expect_float_eq(khost__samples_noise_pct(&s), want, 1e-9, "noise %g, want %g",
+                     khost__samples_noise_pct(&s), want);
+  khost__samples_free(&s);
+}
+
 /* The median and lowest clocks are those of the samples whose clock is known (a CPU sample's is 0). */
 Test(bench, the_summary_carries_the_median_and_lowest_known_clocks_and_the_throttled_count)
 {

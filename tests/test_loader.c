@@ -41,6 +41,10 @@ static const stage_case stage_cases[] = {
     {"kernel_small.so", KHOST__STAGE_STRUCT_SIZE, "kernel 1: struct_size 8"},
     {"empty_name.so", KHOST__STAGE_DESCRIPTOR, "name ''"},
     {"long_name.so", KHOST__STAGE_DESCRIPTOR, "longer than 63 characters"},
+    {"upper_name.so", KHOST__STAGE_DESCRIPTOR, "name 'Fixture_upper' is not [a-z0-9_]+"},
+    {"no_kernels.so", KHOST__STAGE_DESCRIPTOR, "lists no kernels"},
+    {"empty_op.so", KHOST__STAGE_DESCRIPTOR, "kernel 0 has an empty op name"},
+    {"bad_device.so", KHOST__STAGE_DESCRIPTOR, "kernel 0 (copy_transpose) has unknown device type 7"},
     {"null_kernel.so", KHOST__STAGE_DESCRIPTOR, "NULL kernel function"},
     {"duplicate_op.so", KHOST__STAGE_DESCRIPTOR, "duplicate op 'copy_transpose'"},
 };
@@ -298,4 +302,33 @@ Test(loader, describe_is_read_only_inside_the_kernels_struct_size)
   cr_expect_eq(khost__kernel_describe(&k), describe_stub);
   k.struct_size = offsetof(khost_kernel, describe);
   cr_expect_null(khost__kernel_describe(&k), "a 1.0 kernel has no describe()");
+}
+
+static int supports_stub(const khost_input *in)
+{
+  (void)in;
+  return KHOST_STATUS_OK;
+}
+
+static int workspace_stub(const khost_input *in, size_t *bytes)
+{
+  (void)in;
+  *bytes = 0;
+  return KHOST_STATUS_OK;
+}
+
+/* The same for the optional hooks of 1.0, against a kernel whose struct ends just before each. */
+Test(loader, supports_and_workspace_are_read_only_inside_the_kernels_struct_size)
+{
+  khost_kernel k = {.struct_size = sizeof(khost_kernel),
+                    .op = "copy_transpose",
+                    .supports = supports_stub,
+                    .workspace_size = workspace_stub};
+  cr_expect_eq(khost__kernel_supports(&k), supports_stub);
+  cr_expect_eq(khost__kernel_workspace(&k), workspace_stub);
+  k.struct_size = offsetof(khost_kernel, workspace_size);
+  cr_expect_eq(khost__kernel_supports(&k), supports_stub);
+  cr_expect_null(khost__kernel_workspace(&k), "the struct ends before workspace_size");
+  k.struct_size = offsetof(khost_kernel, supports);
+  cr_expect_null(khost__kernel_supports(&k), "the struct ends before supports");
 }

@@ -248,6 +248,18 @@ Test(reference_nvfp4_gemv, nan_scale_poisons_only_its_row)
   for (int i = 0; i < 4; i++) cr_expect_eq(fp16_is_nan(g.c[i]), i == 2, "row %d: 0x%04x", i, g.c[i]);
 }
 
+/* A NaN scale of the vector reaches every row of its batch, and no other batch. */
+Test(reference_nvfp4_gemv, nan_vector_scale_poisons_its_whole_batch)
+{
+  gemv g;
+  gemv_init(&g, 4, 64, 2, 1);
+  gemv_fill_random(&g, 8);
+  g.sfv[1 * 4 + 0] = 0x7f; /* batch 1, first block; 0x7f is e4m3's NaN as 0xff is */
+  cr_assert_eq(run_call(kernel("nvfp4_gemv"), &g.call), KHOST_STATUS_OK, "%s", g.call.error);
+  for (int i = 0; i < 8; i++)
+    cr_expect_eq(fp16_is_nan(g.c[i]), i >= 4, "batch %d row %d: 0x%04x", i / 4, i % 4, g.c[i]);
+}
+
 Test(reference_nvfp4_gemv, threads_do_not_change_bits)
 {
   gemv one, many;

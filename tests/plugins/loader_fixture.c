@@ -46,8 +46,16 @@ static int init_fn(char *err, size_t size)
 
 static const khost_kernel copy_kernel = {
     .struct_size = sizeof(khost_kernel),
+#ifdef BREAK_EMPTY_OP
+    .op = "",
+#else
     .op = "copy_transpose",
+#endif
+#ifdef BREAK_BAD_DEVICE
+    .device_type = 7,
+#else
     .device_type = KHOST_DEVICE_CPU,
+#endif
 #ifdef BREAK_NULL_KERNEL
     .run = NULL,
 #else
@@ -89,7 +97,11 @@ static const khost_plugin descriptor = {
     .version = "1.0",
     .language = "c",
     .description = "loader test fixture",
+#ifdef BREAK_NO_KERNELS
+    .nkernels = 0,
+#else
     .nkernels = (int32_t)(sizeof kernels / sizeof kernels[0]),
+#endif
     .kernels = kernels,
     .init = init_fn,
 };
