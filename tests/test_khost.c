@@ -21,10 +21,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "casedata.h"
 #include "catalog.h"
 #include "cuda.h"
 #include "json.h"
 #include "khost/plugin.h"
+#include "suite.h"
 
 /* Smallest timing that still takes samples: these tests are about results, not speed. */
 #define FAST            "--max-time", "0.002", "--warmup", "0"
@@ -991,6 +993,7 @@ static fault fault_table[] = {
     {"fault_lazy", COPY_CASE, "FAIL", "a timed call left", "", COPY_ELEMENTS,
      1}, /* the failing call's counts */
     {"fault_no_write", COPY_CASE, "FAIL", "never written", "", COPY_ELEMENTS, 1},
+    {"fault_skip_last", COPY_CASE, "FAIL", "(1 never written)", "", 1, 1},
     {"fault_write_past_end", COPY_CASE, "FAIL", "out-of-bounds write: out: ", "", -1, 1},
     {"fault_mutate_input", COPY_CASE, "ERROR", "modified its input", "", -1, 1},
     {"fault_wrong_block", GEMV_CASE, "FAIL", "batch=0, row=1", "c[batch=0, row=1]", -1, 1},
@@ -1125,6 +1128,12 @@ Test(faults, an_oracle_that_leaves_outputs_unwritten_fails_the_case)
   expect_oracle_failure("fault_no_write", "the oracle left 6400 elements of out unwritten", NULL);
 }
 
+/* Every element is checked, the last as well as the first. */
+Test(faults, an_oracle_that_leaves_its_last_element_unwritten_fails_the_case)
+{
+  expect_oracle_failure("fault_skip_last", "the oracle left 1 elements of out unwritten", NULL);
+}
+
 /* Its guard bands are checked as a backend's are: the bytes past its output are not its answer. */
 Test(faults, an_oracle_that_writes_past_its_output_fails_the_case)
 {
@@ -1211,6 +1220,24 @@ Test(reports, throughput_follows_the_median_and_min_samples_is_honoured)
   cr_expect_float_eq(json_number_at(row, NULL, "tflops"), json_number_at(row, NULL, "flops") / median / 1e12,
                      1e-12);
   cr_expect_gt(json_number_at(row, NULL, "flops"), 0, "a GEMV does arithmetic");
+  json_decref(doc);
+  free_outcome(&o);
+  free(json);
+}
+
+/* A CPU kernel that takes 2 ms a call is timed at 2 ms (fault_slow busy-waits from its entry). */
+Test(reports, a_cpu_kernel_of_known_duration_is_timed_at_it)
+{
+  char *json = scratch_path("slow.json");
+  outcome o;
+  KHOST(&o, "--max-time", "0.3", "--warmup", "0", "--case", COPY_CASE, "--plugin", "@fault_slow.so",
+        "--backends", "fault_slow", "--json", json);
+  cr_assert_eq(o.status, 0, "stderr:\n%s", o.err);
+  json_t *doc = load_json(json);
+  json_t *row = json_row(doc, COPY_CASE, "fault_slow");
+  cr_assert_not_null(row);
+  double median = json_number_at(row, "time", "median_s");
+  cr_expect(median >= 2e-3 && median < 3e-3, "median %g s for a 2 ms kernel", median);
   json_decref(doc);
   free_outcome(&o);
   free(json);
@@ -1356,6 +1383,53 @@ Test(reports, dump_writes_inputs_reference_and_backend_outputs_as_npy)
     cr_expect_eq(memcmp(magic, "\x93NUMPY", 6), 0, "%s does not start with the npy magic", path);
     fclose(f);
   }
+  free(dir);
+}
+
+/* The data of an npy file (format 1.0: a 10-byte preamble, then the header). */
+static unsigned char *npy_data(const char *path, size_t *n)
+{
+  FILE *f = fopen(path, "rb");
+  cr_assert_not_null(f, "%s: %s", path, strerror(errno));
+  unsigned char preamble[10];
+  cr_assert_eq(fread(preamble, 1, sizeof preamble, f), sizeof preamble);
+  cr_assert_eq(preamble[6], 1, "%s: npy format %d.%d", path, preamble[6], preamble[7]);
+  long start = 10 + preamble[8] + 256L * preamble[9];
+  cr_assert_eq(fseek(f, 0, SEEK_END), 0);
+  long end = ftell(f);
+  cr_assert_gt(end, start);
+  *n = (size_t)(end - start);
+  unsigned char *data = malloc(*n);
+  cr_assert_not_null(data);
+  cr_assert_eq(fseek(f, start, SEEK_SET), 0);
+  cr_assert_eq(fread(data, 1, *n, f), *n);
+  fclose(f);
+  return data;
+}
+
+/* The inputs every backend got are those the case's seed generates: the dumped
+ * input equals the catalog's generator run here on the seed of suites/smoke.ini. */
+Test(reports, backends_get_the_inputs_of_the_case_s_seed)
+{
+  char *dir = dump_run(), path[4200], suite_path[4200];
+  snprintf(path, sizeof path, "%s/%s/in.npy", dir, COPY_CASE);
+  snprintf(suite_path, sizeof suite_path, "%s/suites/smoke.ini", env("KHOST_SOURCE_ROOT"));
+  khost__suite suite;
+  khost__err err = {{0}};
+  cr_assert_eq(khost__suite_load(suite_path, &suite, &err), KHOST__OK, "%s", err.msg);
+  const khost__case *c = NULL;
+  for (int i = 0; i < suite.ncases; i++)
+    if (!strcmp(suite.cases[i].name, COPY_CASE)) c = &suite.cases[i];
+  cr_assert_not_null(c);
+  khost__case_data d;
+  cr_assert_eq(khost__case_data_make(&d, c, c->seed, &err), KHOST__OK, "%s", err.msg);
+  size_t n;
+  unsigned char *input = npy_data(path, &n);
+  cr_assert_eq(n, d.set.inputs[0].nbytes, "dumped %zu bytes, the case has %zu", n, d.set.inputs[0].nbytes);
+  cr_expect_eq(memcmp(input, d.pristine[0], n), 0, "the dumped input is not the seed's");
+  free(input);
+  khost__case_data_free(&d);
+  khost__suite_free(&suite);
   free(dir);
 }
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "formats.h"
@@ -57,10 +58,28 @@ static unsigned char *cached;
 static size_t cached_bytes;
 #endif
 
+#ifdef FAULT_SLOW
+/* Seconds on the monotonic clock. */
+static double now_s(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+#endif
+
 static int run_copy(const khost_input *in)
 {
   const khost_tensor *dst = khost_tensor_at(in->outputs, 0);
   unsigned char *out = dst->data;
+#ifdef FAULT_SLOW
+  /* Right, and 2 ms long however fast the transpose: a duration the host's timing must report. */
+  double start = now_s();
+  transpose(in, out);
+  while (now_s() - start < 2e-3) {
+  }
+  return KHOST_STATUS_OK;
+#endif
 #if defined(FAULT_SEGV)
   raise(SIGSEGV);
 #elif defined(FAULT_ABORT)
@@ -83,6 +102,15 @@ static int run_copy(const khost_input *in)
     return memcpy(out, cached_out, cached_out_bytes), KHOST_STATUS_OK;
 #endif
 #ifdef FAULT_NO_WRITE
+  return KHOST_STATUS_OK;
+#endif
+#ifdef FAULT_SKIP_LAST
+  /* Right everywhere but the last element, which it never writes. */
+  unsigned char *all = malloc(dst->nbytes);
+  if (!all) return KHOST_STATUS_INTERNAL;
+  transpose(in, all);
+  memcpy(out, all, dst->nbytes - khost_tensor_at(in->inputs, 0)->dtype.bits / 8);
+  free(all);
   return KHOST_STATUS_OK;
 #endif
 #ifdef FAULT_LAZY
