@@ -1743,6 +1743,27 @@ Test(gpu_modes, under_graph_timing_work_on_another_stream_is_still_an_error)
   free_outcome(&o);
 }
 
+/* --graph really captures the timed calls: a kernel that refuses a second captured
+ * call passes the default timing (whose stream check captures one call) and fails
+ * under --graph. */
+Test(gpu_modes, graph_timing_captures_the_calls_it_times)
+{
+  char why[512];
+  if (!khost__cuda_available(0, why, sizeof why)) SKIP_TEST("%s", why);
+  outcome o;
+  KHOST(&o, FAST, "--case", COPY_CASE, "--plugin", "@fault_cuda_captured_once.so", "--backends",
+        "reference,fault_cuda_captured_once");
+  cr_expect_eq(o.status, 0, "exit %d; stdout:\n%s", o.status, o.out);
+  expect_row(&o, COPY_CASE, "fault_cuda_captured_once", "PASS");
+  free_outcome(&o);
+  KHOST(&o, FAST, "--case", COPY_CASE, "--graph", "20", "--plugin", "@fault_cuda_captured_once.so",
+        "--backends", "reference,fault_cuda_captured_once");
+  cr_expect_eq(o.status, 1, "exit %d; stdout:\n%s", o.status, o.out);
+  expect_row(&o, COPY_CASE, "fault_cuda_captured_once", "ERROR");
+  cr_expect_not_null(strstr(o.out, "a second capture is refused on purpose"), "stdout:\n%s", o.out);
+  free_outcome(&o);
+}
+
 /* ---------------------------------------------------------------- SM clock */
 
 TestSuite(gpu_clock, .init = make_scratch, .fini = remove_scratch, .timeout = 120);

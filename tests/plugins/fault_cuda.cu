@@ -40,7 +40,18 @@ static int run(const khost_input *in)
   cudaStream_t stream = (cudaStream_t)in->stream;
   void *out = dst->data;
   long long extra = 0;
-#if defined(FAULT_NO_WRITE)
+#if defined(FAULT_CAPTURED_ONCE)
+  /* Refuses a second call under graph capture: the host's stream check captures one
+   * call, so a row that fails this way proves --graph captured the timed calls. */
+  static int captured;
+  cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+  cudaError_t asked = cudaStreamIsCapturing(stream, &capturing);
+  if (asked != cudaSuccess) return fail(in, asked, __LINE__);
+  if (capturing == cudaStreamCaptureStatusActive && ++captured > 1) {
+    snprintf(in->error, in->error_size, "captured %d times: a second capture is refused on purpose", captured);
+    return KHOST_STATUS_INTERNAL;
+  }
+#elif defined(FAULT_NO_WRITE)
   return KHOST_STATUS_OK;
 #elif defined(FAULT_OTHER_STREAM)
   /* Its own stream: the work escapes the host's events and graph capture. */
