@@ -345,6 +345,17 @@ static const char *json_text(json_t *obj, const char *key)
   return s ? s : "";
 }
 
+/* khost on COPY_CASE with `flag value` must stop before running anything: exit 2, message on stderr. */
+static void expect_refused_before_running(const char *flag, const char *value, const char *message)
+{
+  outcome o;
+  KHOST(&o, FAST, "--case", COPY_CASE, flag, value);
+  cr_expect_eq(o.status, 2, "%s %s: exit %d; stderr:\n%s", flag, value, o.status, o.err);
+  cr_expect_not_null(strstr(o.err, message), "%s: stderr lacks '%s':\n%s", flag, message, o.err);
+  cr_expect_null(strstr(o.out, "summary:"), "%s: nothing may run:\n%s", flag, o.out);
+  free_outcome(&o);
+}
+
 /* 1 when this build's reference plugin has CUDA kernels (builds with the CUDA
  * toolkit): every case then also has a reference row on cuda, else 0. */
 static int reference_cuda_rows(void)
@@ -906,14 +917,9 @@ Test(loading, a_plugin_dir_that_is_not_a_folder_exits_2)
 
 Test(loading, a_plugin_file_that_does_not_exist_exits_2)
 {
-  char *missing = scratch_path("no_such_plugin.so");
-  outcome o;
-  KHOST(&o, FAST, "--case", COPY_CASE, "--plugin", missing);
-  cr_expect_eq(o.status, 2, "exit %d; stderr:\n%s", o.status, o.err);
-  cr_expect_not_null(strstr(o.err, "--plugin "), "stderr:\n%s", o.err);
-  cr_expect_not_null(strstr(o.err, "No such file or directory"), "stderr:\n%s", o.err);
-  cr_expect_null(strstr(o.out, "summary:"), "nothing should run:\n%s", o.out);
-  free_outcome(&o);
+  char *missing = scratch_path("no_such_plugin.so"), want[4200];
+  snprintf(want, sizeof want, "--plugin %s: No such file or directory", missing);
+  expect_refused_before_running("--plugin", missing, want);
   free(missing);
 }
 
@@ -1461,27 +1467,15 @@ Test(reports, dumped_arrays_load_in_numpy_and_agree_with_the_reference)
 Test(reports, a_dump_folder_that_cannot_be_made_exits_2_before_running)
 {
   char *dir = scratch_path("no/such/folder");
-  outcome o;
-  KHOST(&o, FAST, "--case", COPY_CASE, "--dump", dir);
-  cr_expect_eq(o.status, 2, "exit %d; stderr:\n%s", o.status, o.err);
-  cr_expect_not_null(strstr(o.err, "cannot create the folder"), "stderr:\n%s", o.err);
-  cr_expect_null(strstr(o.out, "summary:"), "nothing may run:\n%s", o.out);
-  free_outcome(&o);
+  expect_refused_before_running("--dump", dir, "cannot create the folder");
   free(dir);
 }
 
 Test(reports, a_report_that_cannot_be_created_exits_2_before_running)
 {
   char *missing = scratch_path("no/such/folder/report");
-  const char *flags[] = {"--json", "--csv"};
-  for (int i = 0; i < 2; i++) {
-    outcome o;
-    KHOST(&o, FAST, "--case", COPY_CASE, flags[i], missing);
-    cr_expect_eq(o.status, 2, "%s: exit %d; stderr:\n%s", flags[i], o.status, o.err);
-    cr_expect_not_null(strstr(o.err, "No such file or directory"), "%s: stderr:\n%s", flags[i], o.err);
-    cr_expect_null(strstr(o.out, "summary:"), "%s: nothing may run:\n%s", flags[i], o.out);
-    free_outcome(&o);
-  }
+  expect_refused_before_running("--json", missing, "No such file or directory");
+  expect_refused_before_running("--csv", missing, "No such file or directory");
   free(missing);
 }
 
@@ -1729,18 +1723,26 @@ Test(gpu_modes, the_built_gpu_plugins_load_and_pass_every_smoke_case)
   free(json);
 }
 
+/* Under --graph 20, the CUDA fixture `fixture` must make its row an ERROR saying message. */
+static void expect_graph_error(const char *fixture, const char *message)
+{
+  char plugin[64], backends[96];
+  snprintf(plugin, sizeof plugin, "@%s.so", fixture);
+  snprintf(backends, sizeof backends, "reference,%s", fixture);
+  outcome o;
+  KHOST(&o, FAST, "--case", COPY_CASE, "--graph", "20", "--plugin", plugin, "--backends", backends);
+  cr_expect_eq(o.status, 1, "%s: exit %d; stdout:\n%s", fixture, o.status, o.out);
+  expect_row(&o, COPY_CASE, fixture, "ERROR");
+  cr_expect_not_null(strstr(o.out, message), "%s: no '%s' in stdout:\n%s", fixture, message, o.out);
+  free_outcome(&o);
+}
+
 /* A graph of the calls would not hold work sent to another stream either. */
 Test(gpu_modes, under_graph_timing_work_on_another_stream_is_still_an_error)
 {
   char why[512];
   if (!khost__cuda_available(0, why, sizeof why)) SKIP_TEST("%s", why);
-  outcome o;
-  KHOST(&o, FAST, "--case", COPY_CASE, "--graph", "20", "--plugin", "@fault_cuda_other_stream.so",
-        "--backends", "reference,fault_cuda_other_stream");
-  cr_expect_eq(o.status, 1, "exit %d; stderr:\n%s", o.status, o.err);
-  expect_row(&o, COPY_CASE, "fault_cuda_other_stream", "ERROR");
-  cr_expect_not_null(strstr(o.out, "another stream"), "stdout:\n%s", o.out);
-  free_outcome(&o);
+  expect_graph_error("fault_cuda_other_stream", "another stream");
 }
 
 /* --graph really captures the timed calls: a kernel that refuses a second captured
@@ -1756,12 +1758,7 @@ Test(gpu_modes, graph_timing_captures_the_calls_it_times)
   cr_expect_eq(o.status, 0, "exit %d; stdout:\n%s", o.status, o.out);
   expect_row(&o, COPY_CASE, "fault_cuda_captured_once", "PASS");
   free_outcome(&o);
-  KHOST(&o, FAST, "--case", COPY_CASE, "--graph", "20", "--plugin", "@fault_cuda_captured_once.so",
-        "--backends", "reference,fault_cuda_captured_once");
-  cr_expect_eq(o.status, 1, "exit %d; stdout:\n%s", o.status, o.out);
-  expect_row(&o, COPY_CASE, "fault_cuda_captured_once", "ERROR");
-  cr_expect_not_null(strstr(o.out, "a second capture is refused on purpose"), "stdout:\n%s", o.out);
-  free_outcome(&o);
+  expect_graph_error("fault_cuda_captured_once", "a second capture is refused on purpose");
 }
 
 /* ---------------------------------------------------------------- SM clock */
