@@ -11,7 +11,8 @@
 #endif
 
 /* Element bits are copied as integers of the element's size. */
-template <typename T> __global__ void transpose(const T *in, T *out, long long m, long long n, long long extra)
+template <typename T>
+__global__ void transpose(const T *in, T *out, long long m, long long n, long long extra)
 {
   long long i = blockIdx.y * (long long)blockDim.y + threadIdx.y;
   long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x;
@@ -22,7 +23,8 @@ template <typename T> __global__ void transpose(const T *in, T *out, long long m
 
 static int fail(const khost_input *in, cudaError_t e, int line)
 {
-  snprintf(in->error, in->error_size, "%s:%d: %s: %s", __FILE__, line, cudaGetErrorName(e), cudaGetErrorString(e));
+  snprintf(in->error, in->error_size, "%s:%d: %s: %s", __FILE__, line, cudaGetErrorName(e),
+           cudaGetErrorString(e));
   return KHOST_STATUS_DEVICE_ERROR;
 }
 
@@ -48,7 +50,8 @@ static int run(const khost_input *in)
   cudaError_t asked = cudaStreamIsCapturing(stream, &capturing);
   if (asked != cudaSuccess) return fail(in, asked, __LINE__);
   if (capturing == cudaStreamCaptureStatusActive && ++captured > 1) {
-    snprintf(in->error, in->error_size, "captured %d times: a second capture is refused on purpose", captured);
+    snprintf(in->error, in->error_size, "captured %d times: a second capture is refused on purpose",
+             captured);
     return KHOST_STATUS_INTERNAL;
   }
 #elif defined(FAULT_NO_WRITE)
@@ -56,23 +59,36 @@ static int run(const khost_input *in)
 #elif defined(FAULT_OTHER_STREAM)
   /* Its own stream: the work escapes the host's events and graph capture. */
   static cudaStream_t own;
-  if (!own && cudaStreamCreateWithFlags(&own, cudaStreamNonBlocking) != cudaSuccess) return fail(in, cudaGetLastError(), __LINE__);
+  if (!own && cudaStreamCreateWithFlags(&own, cudaStreamNonBlocking) != cudaSuccess)
+    return fail(in, cudaGetLastError(), __LINE__);
   stream = own;
 #elif defined(FAULT_ILLEGAL_ADDRESS)
   out = (void *)(uintptr_t)64; /* unmapped: the context is lost */
 #elif defined(FAULT_WRITE_PAST_END)
   extra = 3;
 #endif
-  if (dst->dtype.bits == 32) launch(in, stream, (unsigned *)out, extra);
-  else launch(in, stream, (unsigned short *)out, extra);
+  if (dst->dtype.bits == 32)
+    launch(in, stream, (unsigned *)out, extra);
+  else
+    launch(in, stream, (unsigned short *)out, extra);
   cudaError_t e = cudaGetLastError();
   return e == cudaSuccess ? KHOST_STATUS_OK : fail(in, e, __LINE__);
 }
 
-static const khost_kernel kernel = {sizeof(khost_kernel), "copy_transpose", KHOST_DEVICE_CUDA, run, NULL, NULL};
+static const khost_kernel kernel = {
+    sizeof(khost_kernel), "copy_transpose", KHOST_DEVICE_CUDA, run, NULL, NULL};
 static const khost_kernel *const kernels[] = {&kernel};
-static const khost_plugin descriptor = {KHOST_PLUGIN_MAGIC, KHOST_ABI_MAJOR, KHOST_ABI_MINOR, sizeof(khost_plugin),
-                                        FAULT_NAME, "1.0", "cuda", "a CUDA plugin with exactly one defect", 1,
-                                        kernels, NULL, NULL};
+static const khost_plugin descriptor = {KHOST_PLUGIN_MAGIC,
+                                        KHOST_ABI_MAJOR,
+                                        KHOST_ABI_MINOR,
+                                        sizeof(khost_plugin),
+                                        FAULT_NAME,
+                                        "1.0",
+                                        "cuda",
+                                        "a CUDA plugin with exactly one defect",
+                                        1,
+                                        kernels,
+                                        NULL,
+                                        NULL};
 
 KHOST_PLUGIN_DEFINE(descriptor)
