@@ -1002,6 +1002,7 @@ static fault fault_table[] = {
     {"fault_skip_last", COPY_CASE, "FAIL", "(1 never written)", "", 1, 1},
     {"fault_write_past_end", COPY_CASE, "FAIL", "out-of-bounds write: out: ", "", -1, 1},
     {"fault_mutate_input", COPY_CASE, "ERROR", "modified its input", "", -1, 1},
+    {"fault_mutate_late", COPY_CASE, "ERROR", "modified its input", "", -1, 1}, /* only while timed */
     {"fault_wrong_block", GEMV_CASE, "FAIL", "batch=0, row=1", "c[batch=0, row=1]", -1, 1},
     {"fault_describe_fails", COPY_CASE, "ERROR", "describe() returned status 4: fault plugin cannot name", "",
      -1, 1},

@@ -136,6 +136,18 @@ static int run_copy(const khost_input *in)
 #ifdef FAULT_MUTATE_INPUT
   ((unsigned char *)khost_tensor_at(in->inputs, 0)->data)[0] ^= 1;
 #endif
+#ifdef FAULT_MUTATE_LATE
+  /* Clean on its checked first call, then damages its input on every later one (while
+   * it is timed, among the other backends' samples): it is to blame, not they. The
+   * damage is the same each time, so that an even number of calls does not undo it. */
+  static int calls;
+  static unsigned char first;
+  unsigned char *input = khost_tensor_at(in->inputs, 0)->data;
+  if (++calls == 1)
+    first = input[0];
+  else
+    input[0] = (unsigned char)(first ^ 1);
+#endif
 #ifdef FAULT_WORKSPACE_OVERRUN
   ((unsigned char *)in->workspace)[in->workspace_bytes] = 0x42;
 #endif
