@@ -90,6 +90,20 @@ Test(check, statistics_and_first_mismatches_in_op_coordinates)
   cr_expect_str_eq(st.shown[1].where, "out[row=2, col=3]");
 }
 
+/* Matching NaNs and infinities are right answers with no error to measure: the
+ * error statistics come from the finite elements only and stay finite. */
+Test(check, matching_nan_and_inf_leave_the_error_statistics_finite)
+{
+  khost__tensor_spec s = fp32_matrix(1, 4);
+  float ref[4] = {NAN, INFINITY, 1.0f, 2.0f}, got[4] = {NAN, INFINITY, 1.25f, 2.0f};
+  khost__check_stats st;
+  khost__check_output(&s, got, ref, 0.5, 0, &st);
+  cr_expect_eq(st.mismatches, 0);
+  cr_expect_float_eq(st.max_abs, 0.25, 1e-12, "max_abs %g", st.max_abs);
+  cr_expect_float_eq(st.max_rel, 0.25, 1e-12, "max_rel %g", st.max_rel);
+  cr_expect_float_eq(st.mean_abs, 0.25 / 4, 1e-12, "mean_abs %g", st.mean_abs);
+}
+
 Test(check, only_the_first_mismatches_are_kept)
 {
   khost__tensor_spec s = fp32_matrix(1, 20);

@@ -1261,6 +1261,9 @@ Test(reports, the_implementation_a_kernel_names_is_in_the_table_and_the_json)
   cr_assert_eq(o.status, 0, "stderr:\n%s", o.err);
   json_t *doc = load_json(json);
   cr_expect_str_eq(json_text(json_row(doc, COPY_CASE, "fault_free"), "variant"), "bytewise_transpose");
+  /* A passing row's check covers both checked passes: the case's seed and fresh inputs. */
+  json_t *check = json_object_get(json_row(doc, COPY_CASE, "fault_free"), "check");
+  cr_expect_eq(json_integer_value(json_object_get(check, "count")), 2 * COPY_ELEMENTS);
   cr_expect(json_is_null(json_object_get(json_row(doc, GEMV_CASE, "fault_free"), "variant")),
             "the GEMV kernel has no describe()");
   cr_expect(json_is_null(json_object_get(json_row(doc, COPY_CASE, "reference"), "variant")));

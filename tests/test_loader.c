@@ -33,6 +33,7 @@ typedef struct stage_case {
 static const stage_case stage_cases[] = {
     {"not_elf.so", KHOST__STAGE_DLOPEN, "not_elf.so"},
     {"missing_file.so", KHOST__STAGE_DLOPEN, "missing_file.so"},
+    {"unresolved.so", KHOST__STAGE_DLOPEN, "undefined symbol: khost_fixture_missing_symbol"}, /* RTLD_NOW */
     {"no_entry.so", KHOST__STAGE_SYMBOL, "khost_plugin_entry"},
     {"entry_null.so", KHOST__STAGE_ENTRY, "returned NULL"},
     {"bad_magic.so", KHOST__STAGE_MAGIC, "bad magic"},

@@ -11,9 +11,18 @@
 #define FIXTURE_NAME "fixture_good"
 #endif
 
+#ifdef BREAK_UNRESOLVED
+/* Defined nowhere: a host that binds symbols lazily would load the plugin and fail
+ * only on the first call. */
+extern void khost_fixture_missing_symbol(void);
+#endif
+
 /* A real (slow) transpose, so that a good fixture is a working backend. */
 __attribute__((unused)) static int run_copy(const khost_input *in)
 {
+#ifdef BREAK_UNRESOLVED
+  khost_fixture_missing_symbol();
+#endif
   const khost_tensor *src = khost_tensor_at(in->inputs, 0);
   const unsigned char *from = src->data;
   unsigned char *to = khost_tensor_at(in->outputs, 0)->data;
