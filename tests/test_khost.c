@@ -1505,6 +1505,28 @@ Test(reports, dump_files_that_cannot_be_written_exit_1_and_keep_every_row)
   free(dir);
 }
 
+/* A report that cannot be written after a case ran stops the run, but no row of that
+ * case leaves the closing table: fault_blocks_report (last of the backends) puts a
+ * folder where the JSON's temporary file goes while the case runs. */
+Test(reports, a_report_write_that_fails_mid_run_keeps_the_case_s_rows_in_the_table)
+{
+  char *json = scratch_path("blocked.json"), *entry = NULL;
+  cr_assert(asprintf(&entry, "KHOST_TEST_BLOCK_PATH=%s.tmp", json) >= 0);
+  const char *envs[] = {entry, NULL};
+  outcome o;
+  KHOST_ENV(&o, envs, FAST, "--case", COPY_CASE, "--plugin", "@fault_free.so", "--plugin",
+            "@fault_blocks_report.so", "--backends", "fault_free,fault_blocks_report", "--json", json);
+  cr_expect_eq(o.status, 1, "exit %d; stderr:\n%s", o.status, o.err);
+  cr_expect_not_null(strstr(o.err, "JSON report: cannot create"), "stderr:\n%s", o.err);
+  cr_expect_not_null(strstr(o.err, "the run stopped early"), "stderr:\n%s", o.err);
+  expect_row(&o, COPY_CASE, "reference", "PASS");
+  expect_row(&o, COPY_CASE, "fault_free", "PASS");
+  expect_row(&o, COPY_CASE, "fault_blocks_report", "PASS");
+  free_outcome(&o);
+  free(entry);
+  free(json);
+}
+
 /* ---------------------------------------------------------------------- isolation */
 
 TestSuite(isolation, .init = make_scratch, .fini = remove_scratch, .timeout = 120);
