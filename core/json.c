@@ -234,7 +234,8 @@ void khost__json_set_info(khost__json_writer *w, const khost__run_info *info)
 int khost__json_end(khost__json_writer *w, int finished, khost__err *err)
 {
   w->finished = finished;
-  return write_document(w, err);
+  /* A file already holds the unfinished document, as of its last row. */
+  return finished || w->stream ? write_document(w, err) : KHOST__OK;
 }
 
 void khost__json_free(khost__json_writer *w)

@@ -26,9 +26,9 @@ int khost__json_append(khost__json_writer *w, const khost__row *row, khost__err 
  * as the GPU; written with the next append or finish. */
 void khost__json_set_info(khost__json_writer *w, const khost__run_info *info);
 
-/* Writes the document a last time, "finished": true when the run completed (a
- * document never finished comes from a run that stopped early). The writer stays
- * valid until freed. */
+/* Marks the document "finished": true when the run completed and rewrites it; for
+ * a run that stopped early only a pipe or device still needs its one document (a
+ * file keeps the last one written). The writer stays valid until freed. */
 int khost__json_end(khost__json_writer *w, int finished, khost__err *err);
 
 /* Releases w (NULL is fine); the file stays as last written. */

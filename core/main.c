@@ -70,7 +70,7 @@ static int case_done(void *ctx, const khost__row *rows, int n, const khost__devi
   reports *r = ctx;
   if (device) describe_device(&r->info, device);
   if (device && r->json) khost__json_set_info(r->json, &r->info);
-  if (n == 0) return KHOST__OK; /* realloc(p, 0) would free the rows kept so far */
+  if (n == 0) return KHOST__OK; /* nothing to keep: realloc(p, 0) would free p */
   khost__row *grown = realloc(r->rows, (size_t)(r->nrows + n) * sizeof *grown);
   if (!grown) return khost__errorf(err, KHOST__E_NOMEM, "out of memory keeping results");
   r->rows = grown;

@@ -125,11 +125,10 @@ static char *read_line(char *str, int num, void *stream)
   if (p->lineno == 1 && strncmp(start, "\xEF\xBB\xBF", 3) == 0) start += 3; /* UTF-8 BOM */
   start += strspn(start, " \t");
   const char *end = header_end(start);
-  /* Counted without its newline, so that a last line that lacks one has the same limit. */
   if (has_nul) {
     fail(p, p->lineno, KHOST__E_CONFIG, "line holds a NUL byte (a suite is a text file)");
     start = "\n";
-  } else if (strcspn(start, "\n") + 2 > (size_t)num) {
+  } else if (strcspn(start, "\n") + 2 > (size_t)num) { /* without its newline: a last line may lack one */
     fail(p, p->lineno, KHOST__E_CONFIG, "line is longer than %d characters", num - 2);
     start = "\n";
   } else if (end && !header_tail_ok(end + 1)) {

@@ -27,6 +27,7 @@
 #include "json.h"
 #include "khost/plugin.h"
 #include "suite.h"
+#include "support/npy_read.h"
 
 /* Smallest timing that still takes samples: these tests are about results, not speed. */
 #define FAST            "--max-time", "0.002", "--warmup", "0"
@@ -996,8 +997,8 @@ static fault fault_table[] = {
     {"fault_decline", COPY_CASE, "SKIP", "fault plugin declines every shape", "", -1, 0},
     {"fault_cached", COPY_CASE, "FAIL", "fresh inputs", "", -1, 1},
     {"fault_cached_address", COPY_CASE, "FAIL", "fresh inputs", "", -1, 1},
-    {"fault_lazy", COPY_CASE, "FAIL", "a timed call left", "", COPY_ELEMENTS,
-     1}, /* the failing call's counts */
+    /* The counts of the failing timed call, not of the clean first pass. */
+    {"fault_lazy", COPY_CASE, "FAIL", "a timed call left", "", COPY_ELEMENTS, 1},
     {"fault_no_write", COPY_CASE, "FAIL", "never written", "", COPY_ELEMENTS, 1},
     {"fault_skip_last", COPY_CASE, "FAIL", "(1 never written)", "", 1, 1},
     {"fault_write_past_end", COPY_CASE, "FAIL", "out-of-bounds write: out: ", "", -1, 1},
@@ -1396,27 +1397,6 @@ Test(reports, dump_writes_inputs_reference_and_backend_outputs_as_npy)
   free(dir);
 }
 
-/* The data of an npy file (format 1.0: a 10-byte preamble, then the header). */
-static unsigned char *npy_data(const char *path, size_t *n)
-{
-  FILE *f = fopen(path, "rb");
-  cr_assert_not_null(f, "%s: %s", path, strerror(errno));
-  unsigned char preamble[10];
-  cr_assert_eq(fread(preamble, 1, sizeof preamble, f), sizeof preamble);
-  cr_assert_eq(preamble[6], 1, "%s: npy format %d.%d", path, preamble[6], preamble[7]);
-  long start = 10 + preamble[8] + 256L * preamble[9];
-  cr_assert_eq(fseek(f, 0, SEEK_END), 0);
-  long end = ftell(f);
-  cr_assert_gt(end, start);
-  *n = (size_t)(end - start);
-  unsigned char *data = malloc(*n);
-  cr_assert_not_null(data);
-  cr_assert_eq(fseek(f, start, SEEK_SET), 0);
-  cr_assert_eq(fread(data, 1, *n, f), *n);
-  fclose(f);
-  return data;
-}
-
 /* The inputs every backend got are those the case's seed generates: the dumped
  * input equals the catalog's generator run here on the seed of suites/smoke.ini. */
 Test(reports, backends_get_the_inputs_of_the_case_s_seed)
@@ -1434,7 +1414,8 @@ Test(reports, backends_get_the_inputs_of_the_case_s_seed)
   khost__case_data d;
   cr_assert_eq(khost__case_data_make(&d, c, c->seed, &err), KHOST__OK, "%s", err.msg);
   size_t n;
-  unsigned char *input = npy_data(path, &n);
+  char header[256];
+  unsigned char *input = npy_read(path, header, sizeof header, &n);
   cr_assert_eq(n, d.set.inputs[0].nbytes, "dumped %zu bytes, the case has %zu", n, d.set.inputs[0].nbytes);
   cr_expect_eq(memcmp(input, d.pristine[0], n), 0, "the dumped input is not the seed's");
   free(input);
@@ -1661,8 +1642,8 @@ Test(gpu_faults, each_cuda_fault_is_caught_and_the_rest_still_pass)
       cr_expect_not_null(strstr(json_text(row, "message"), faults[i].message), "%s: message '%s' lacks '%s'",
                          faults[i].plugin, json_text(row, "message"), faults[i].message);
   }
-  /* Only a poisoned device output shows what the kernel never wrote ("(0 never written)" would also match).
-   */
+  /* Only a poisoned device output shows what the kernel never wrote: the message's
+   * "never written" would match "(0 never written)" too. */
   json_t *check = json_object_get(json_row(doc, COPY_CASE, "fault_cuda_no_write"), "check");
   cr_expect_eq(json_integer_value(json_object_get(check, "unwritten")), COPY_ELEMENTS);
   json_decref(doc);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -56,10 +57,6 @@ static size_t cached_out_bytes;
 /* Remembers the first answer and returns it forever: right once, wrong on new inputs. */
 static unsigned char *cached;
 static size_t cached_bytes;
-#endif
-
-#ifdef FAULT_BLOCKS_REPORT
-#include <sys/stat.h>
 #endif
 
 #ifdef FAULT_SLOW
