@@ -34,6 +34,7 @@ enum {
   OPT_MAX_TIME,
   OPT_THROTTLE,
   OPT_TIMEOUT,
+  OPT_TRIALS,
   OPT_HELP,
   OPT_VERSION
 };
@@ -93,6 +94,9 @@ static const flag flags[] = {
     {{"throttle", 1, 0, OPT_THROTTLE},
      "PCT",
      "GPU: discard a sample whose SM clock ran under PCT % of the rated clock (75; 0: keep all)"},
+    {{"trials", 1, 0, OPT_TRIALS},
+     "N",
+     "after timing, check every backend on N fresh input sets, each from its own seed (1)"},
     {{"timeout", 1, 0, OPT_TIMEOUT},
      "SECONDS",
      "a worker silent this long (a hung call) is killed: TIMEOUT (60)"},
@@ -131,6 +135,7 @@ static void defaults(khost__options *o)
   o->max_time_s = 1.0;
   o->throttle_pct = 75;
   o->timeout_s = 60.0;
+  o->trials = 1;
 }
 
 static int parse_int(const char *flag_name, const char *s, int lo, int hi, int *out, khost__err *err)
@@ -199,6 +204,7 @@ static int apply(int id, const char *v, khost__options *o, khost__err *err)
   case OPT_MAX_NOISE: return parse_double("max-noise", v, 0, INFINITY, &o->max_noise_pct, err);
   case OPT_MAX_TIME: return parse_double("max-time", v, 0, INFINITY, &o->max_time_s, err);
   case OPT_THROTTLE: return parse_double("throttle", v, 0, 100, &o->throttle_pct, err);
+  case OPT_TRIALS: return parse_int("trials", v, 1, 1000, &o->trials, err);
   /* A day at most: the worker's poll takes the time left in int milliseconds. */
   case OPT_TIMEOUT: return parse_double("timeout", v, 0.001, 86400, &o->timeout_s, err);
   case OPT_HELP: o->help = 1; break;

@@ -25,6 +25,7 @@ typedef struct khost__options {
   int device;             /* CUDA ordinal */
   int threads;            /* CPU kernels' threads */
   int min_samples;
+  int trials; /* --trials: checks on fresh inputs after timing, each from its own seed (1) */
   double warmup_s, min_time_s, max_noise_pct, max_time_s, timeout_s;
   double throttle_pct;      /* --throttle: samples under this % of the rated SM clock are discarded */
   const char *command_line; /* for reports; static buffer owned by cli.c */

@@ -12,8 +12,9 @@
 #include "dump.h"
 #include "timing.h"
 
-/* Pass 2 re-checks on inputs from another seed: a kernel that returns a result
- * remembered from an earlier call cannot pass both. */
+/* Pass 2 re-checks on inputs from other seeds: a kernel that returns a result
+ * remembered from an earlier call cannot pass both. Trial t's seed is the case's
+ * xor t times this odd number, so no trial meets the case's seed or another's. */
 #define FRESH_SEED_MIX UINT64_C(0x9E3779B97F4A7C15)
 
 typedef struct worker {
@@ -243,26 +244,49 @@ static int first_pass(worker *w, int s, khost__case_data *d)
   return rc == KHOST__WORKER_RESTART ? rc : 0;
 }
 
-/* Pass 2: fresh inputs in the same buffers, the same prepared calls (same
- * outputs and workspace); a result cached by address or in the workspace fails here. */
-static int fresh_pass(worker *w, khost__case_data *d)
+/* Pass 2, trial t: fresh inputs in the same buffers, the same prepared calls
+ * (same outputs and workspace); a result cached by address or in the workspace
+ * fails the first trial, a kernel wrong on some inputs only may fail a later one. */
+static int fresh_pass(worker *w, khost__case_data *d, int t)
 {
+  char phase[32];
+  snprintf(phase, sizeof phase, "fresh check %d/%d", t, w->job->o->trials);
   for (int s = 0; s < w->job->nslots; s++) {
     if (!w->active[s]) continue;
-    khost__check_stats first = w->rows[s].check;
-    int rc = checked_call(w, s, &w->calls[s], "fresh check");
+    khost__check_stats before = w->rows[s].check;
+    int rc = checked_call(w, s, &w->calls[s], phase);
     if (rc != 0) return rc;
     if (w->active[s] && !w->rows[s].check.mismatches) {
-      khost__check_merge(&first, &w->rows[s].check);
-      w->rows[s].check = first;
+      khost__check_merge(&before, &w->rows[s].check);
+      w->rows[s].check = before;
     } else if (w->active[s]) {
-      char when[96];
-      snprintf(when, sizeof when, "on fresh inputs (seed %llu), a cached result? ",
-               (unsigned long long)d->seed);
+      char when[128];
+      snprintf(when, sizeof when, "on fresh inputs (trial %d of %d, seed %llu)%s", t, w->job->o->trials,
+               (unsigned long long)d->seed, t == 1 ? ", a cached result? " : ": ");
       settle_mismatch(w, s, when);
     }
   }
   return 0;
+}
+
+static int any_active(const worker *w)
+{
+  for (int s = 0; s < w->job->nslots; s++)
+    if (w->active[s]) return 1;
+  return 0;
+}
+
+/* Every trial of pass 2 while a slot is still passing: new inputs, the oracle on
+ * them, then the checks. */
+static int fresh_trials(worker *w, khost__case_data *d, khost__err *err)
+{
+  int rc = KHOST__OK;
+  for (int t = 1; t <= w->job->o->trials && rc == KHOST__OK && any_active(w); t++) {
+    rc = khost__case_data_reseed(d, w->job->c->seed ^ (FRESH_SEED_MIX * (uint64_t)t), err);
+    if (rc == KHOST__OK) rc = run_oracle(w, d, err);
+    if (rc == KHOST__OK) rc = fresh_pass(w, d, t);
+  }
+  return rc;
 }
 
 /* One more timed call into poisoned outputs, then checked: a kernel that does
@@ -358,7 +382,7 @@ static int measure(worker *w)
   return rc;
 }
 
-/* Pass 1 on every slot, timing, pass 2. Returns 0 or KHOST__WORKER_RESTART. */
+/* Pass 1 on every slot, timing, pass 2's trials. Returns 0 or KHOST__WORKER_RESTART. */
 static int run_passes(worker *w)
 {
   const khost__case *c = w->job->c;
@@ -370,9 +394,7 @@ static int run_passes(worker *w)
   for (int s = 0; s < w->job->nslots && rc == KHOST__OK; s++)
     if (w->active[s]) rc = first_pass(w, s, &d);
   if (rc == KHOST__OK) rc = measure(w);
-  if (rc == KHOST__OK && (rc = khost__case_data_reseed(&d, c->seed ^ FRESH_SEED_MIX, &err)) == KHOST__OK &&
-      (rc = run_oracle(w, &d, &err)) == KHOST__OK)
-    rc = fresh_pass(w, &d);
+  if (rc == KHOST__OK) rc = fresh_trials(w, &d, &err);
   for (int s = 0; s < w->job->nslots; s++) khost__call_free(&w->calls[s]);
   khost__case_data_free(&d);
   if (rc != KHOST__OK && rc != KHOST__WORKER_RESTART)

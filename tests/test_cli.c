@@ -26,6 +26,7 @@ Test(cli, defaults)
   cr_expect_float_eq(o.max_time_s, 1.0, 1e-12);
   cr_expect_float_eq(o.timeout_s, 60.0, 1e-12);
   cr_expect_float_eq(o.throttle_pct, 75.0, 1e-12);
+  cr_expect_eq(o.trials, 1);
   cr_expect_eq(o.hot + o.graph_calls + o.no_isolate + o.strict + o.list, 0);
 }
 
@@ -84,7 +85,9 @@ Test(cli, every_flag_is_applied)
                         "--min-time",
                         "0.3",
                         "--throttle",
-                        "0"};
+                        "0",
+                        "--trials",
+                        "5"};
   int argc = (int)(sizeof argv / sizeof argv[0]);
   cr_assert_eq(parse(&o, &err, argc, argv), KHOST__OK, "%s", err.msg);
   cr_expect_str_eq(o.suite, "performance");
@@ -111,6 +114,7 @@ Test(cli, every_flag_is_applied)
   cr_expect_float_eq(o.max_time_s, 4, 1e-12);
   cr_expect_float_eq(o.timeout_s, 9, 1e-12);
   cr_expect_float_eq(o.throttle_pct, 0, 1e-12);
+  cr_expect_eq(o.trials, 5);
   cr_expect(strstr(o.command_line, "--graph 20"));
 }
 
@@ -134,6 +138,9 @@ Test(cli, bad_values_are_refused_with_the_rule)
       {"--throttle", "101", "--throttle needs a number from 0 to 100, got '101'"},
       {"--throttle", "-5", "--throttle needs a number from 0 to 100"},
       {"--throttle", "75%", "--throttle needs a number from 0 to 100, got '75%'"},
+      /* The first fresh trial is a guard against cached results: it cannot be turned off. */
+      {"--trials", "0", "--trials needs a whole number from 1 to 1000, got '0'"},
+      {"--trials", "1001", "--trials needs a whole number from 1 to 1000"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     khost__options o;
@@ -195,7 +202,8 @@ Test(cli, usage_names_every_flag)
                                       "--max-noise",  "--max-time",
                                       "--timeout",    "--help",
                                       "--version",    "--no-blocking-kernel",
-                                      "--min-time",   "--throttle"};
+                                      "--min-time",   "--throttle",
+                                      "--trials"};
   cr_expect(strstr(text, "Exit status"));
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     char needle[48];

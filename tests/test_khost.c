@@ -1082,6 +1082,38 @@ ParameterizedTest(fault *f, faults, each_fault_is_caught_and_the_other_rows_pass
   free(json);
 }
 
+/* fault_unlucky is wrong on about one input set in four, right on the case's seed and
+ * on the first fresh one: the default single trial misses it, a second finds it and
+ * names that trial's seed (1101 ^ 2 * 0x9E3779B97F4A7C15), and a passing row's check
+ * counts the case's seed and every trial. */
+Test(faults, more_trials_find_a_kernel_wrong_on_some_inputs_only)
+{
+  char *json = scratch_path("trials.json");
+  outcome o;
+  KHOST(&o, FAST, "--case", COPY_CASE, "--plugin", "@fault_unlucky.so", "--plugin", "@fault_free.so",
+        "--backends", "reference,fault_free,fault_unlucky");
+  cr_expect_eq(o.status, 0, "one trial: exit %d; stderr:\n%s", o.status, o.err);
+  expect_row(&o, COPY_CASE, "fault_unlucky", "PASS");
+  free_outcome(&o);
+
+  KHOST(&o, FAST, "--case", COPY_CASE, "--plugin", "@fault_unlucky.so", "--plugin", "@fault_free.so",
+        "--backends", "reference,fault_free,fault_unlucky", "--trials", "3", "--json", json);
+  cr_expect_eq(o.status, 1, "three trials: exit %d; stderr:\n%s", o.status, o.err);
+  expect_row(&o, COPY_CASE, "reference", "PASS");
+  expect_row(&o, COPY_CASE, "fault_free", "PASS");
+  json_t *doc = load_json(json);
+  json_t *unlucky = json_row(doc, COPY_CASE, "fault_unlucky");
+  cr_expect_str_eq(json_text(unlucky, "status"), "FAIL");
+  cr_expect_not_null(strstr(json_text(unlucky, "message"),
+                            "on fresh inputs (trial 2 of 3, seed 4354685564936846439): 1 of 6400 elements"),
+                     "message: %s", json_text(unlucky, "message"));
+  json_t *check = json_object_get(json_row(doc, COPY_CASE, "fault_free"), "check");
+  cr_expect_eq(json_integer_value(json_object_get(check, "count")), 4 * COPY_ELEMENTS);
+  json_decref(doc);
+  free_outcome(&o);
+  free(json);
+}
+
 Test(faults, every_fault_in_one_run_is_caught_and_no_row_is_lost)
 {
   char at[sizeof fault_table / sizeof fault_table[0]][48], selected[1024] = "fault_free";

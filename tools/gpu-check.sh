@@ -118,9 +118,10 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu 
 step tests 0 run_tests
 step list 0 "$build/khost" --list
 step smoke 0 "$build/khost" --suite smoke --json "$out/smoke.json"
-# Correctness needs no precise timing: a short budget per row keeps the whole suite quick.
-step correctness 0 "$build/khost" --suite correctness --max-time 0.1 --json "$out/correctness.json"
-step gpumode 0 "$build/khost" --suite gpumode_nvfp4 --json "$out/gpumode.json"
+# Correctness needs no precise timing: a short budget per row keeps the whole suite quick. Three
+# fresh input sets (--trials) after timing, as a kernel wrong on some inputs only may pass one.
+step correctness 0 "$build/khost" --suite correctness --max-time 0.1 --trials 3 --json "$out/correctness.json"
+step gpumode 0 "$build/khost" --suite gpumode_nvfp4 --trials 3 --json "$out/gpumode.json"
 step faults 0 check_faults
 
 echo
