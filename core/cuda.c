@@ -20,6 +20,8 @@
 #define FLUSH_MIN_BYTES ((size_t)128 << 20)
 #define COPY_MAX_BYTES  ((size_t)2 << 30)
 #define COPY_SAMPLES    7
+#define EMPTY_SAMPLES   21
+#define MAX_SAMPLES     21
 
 struct khost__cuda_graph {
   cudaGraphExec_t exec;
@@ -133,7 +135,8 @@ static int make_flush_buffer(size_t l2_bytes, khost__err *err)
   state.flush_bytes = 2 * l2_bytes > FLUSH_MIN_BYTES ? 2 * l2_bytes : FLUSH_MIN_BYTES;
   int rc = CUDA_CALL(err, cudaMalloc(&state.flush, state.flush_bytes));
   /* Defined contents, so the scrub never reads uninitialised memory. */
-  if (rc == KHOST__OK) rc = CUDA_CALL(err, cudaMemsetAsync(state.flush, 0x5a, state.flush_bytes, state.stream));
+  if (rc == KHOST__OK)
+    rc = CUDA_CALL(err, cudaMemsetAsync(state.flush, 0x5a, state.flush_bytes, state.stream));
   return rc;
 }
 
@@ -257,8 +260,8 @@ static int flush_l2(khost__err *err)
    * call, and L2 is left holding clean lines only. A memset flush (as nvbench and
    * the GPU MODE harness use) leaves up to a whole L2 of dirty lines whose
    * write-back then competes with the timed kernel's traffic. */
-  return CUDA_CALL(err, khost__launch_scrub(state.stream, state.flush, state.flush_bytes,
-                                            (unsigned *)state.flush));
+  return CUDA_CALL(
+      err, khost__launch_scrub(state.stream, state.flush, state.flush_bytes, (unsigned *)state.flush));
 }
 
 static int stamp_clock(int second, khost__err *err)
@@ -360,16 +363,15 @@ static int enqueue_copy(void *ctx, khost__err *err)
   return CUDA_CALL(err, cudaMemcpyAsync(c->dst, c->src, c->bytes, cudaMemcpyDeviceToDevice, state.stream));
 }
 
-/* Warm-up, then the median of COPY_SAMPLES copies. */
-static int time_copies(device_copy *c, double *median, khost__err *err)
+/* One untimed call (warm-up), then the median of n samples (n <= MAX_SAMPLES). */
+static int median_sample(enqueue_fn enqueue, void *ctx, int cold, int n, double *median, khost__err *err)
 {
-  double s[COPY_SAMPLES], sm_mhz;
-  int rc = enqueue_copy(c, err);
-  for (int i = 0; rc == KHOST__OK && i < COPY_SAMPLES; i++)
-    rc = timed_region(enqueue_copy, c, 0, &s[i], &sm_mhz, err);
-  if (rc != KHOST__OK) return rc;
-  *median = khost__sorted_median(s, COPY_SAMPLES);
-  return KHOST__OK;
+  double s[MAX_SAMPLES], sm_mhz;
+  *median = 0;
+  int rc = enqueue(ctx, err);
+  for (int i = 0; rc == KHOST__OK && i < n; i++) rc = timed_region(enqueue, ctx, cold, &s[i], &sm_mhz, err);
+  if (rc == KHOST__OK) *median = khost__sorted_median(s, n);
+  return rc;
 }
 
 int khost__cuda_measure_copy(double *gbps, khost__err *err)
@@ -385,11 +387,22 @@ int khost__cuda_measure_copy(double *gbps, khost__err *err)
   rc = CUDA_CALL(err, cudaMalloc(&c.dst, c.bytes));
   if (rc == KHOST__OK) rc = CUDA_CALL(err, cudaMalloc(&c.src, c.bytes));
   if (rc == KHOST__OK) rc = CUDA_CALL(err, cudaMemsetAsync(c.src, 0x5a, c.bytes, state.stream));
-  if (rc == KHOST__OK) rc = time_copies(&c, &median, err);
+  if (rc == KHOST__OK) rc = median_sample(enqueue_copy, &c, 0, COPY_SAMPLES, &median, err);
   if (rc == KHOST__OK) *gbps = 2.0 * (double)c.bytes / median * 1e-9;
   cudaFree(c.src);
   cudaFree(c.dst);
   return rc;
+}
+
+static int enqueue_empty(void *ctx, khost__err *err)
+{
+  (void)ctx;
+  return CUDA_CALL(err, khost__launch_empty(state.stream));
+}
+
+int khost__cuda_measure_empty_call(int cold, double *seconds, khost__err *err)
+{
+  return median_sample(enqueue_empty, NULL, cold, EMPTY_SAMPLES, seconds, err);
 }
 
 /* The runtime numbers its stream-capture errors 900..908. */

@@ -26,6 +26,7 @@ typedef struct khost__device_info {
   size_t l2_bytes, global_mem_bytes;
   double peak_gbps; /* measured device-to-device copy, bytes read + written; 0 until measured */
   int driver_version, runtime_version; /* CUDA versions, 1000 * major + 10 * minor (13000 is 13.0) */
+  double empty_call_s; /* khost__cuda_measure_empty_call in the run's timing mode; 0 when not measured */
 } khost__device_info;
 
 /* 1 when device `ordinal` exists and can be used; else 0 with the reason in why
@@ -62,6 +63,10 @@ int khost__cuda_sync_device(khost__err *err);
 /* Times one large device-to-device copy (min(2 GiB, free memory/4)), median of a few,
  * counting bytes read plus written. */
 int khost__cuda_measure_copy(double *gbps, khost__err *err);
+
+/* The median time of an empty kernel timed as one sample is (cold: L2 flushed
+ * first): the launch and event overhead inside every timed call. */
+int khost__cuda_measure_empty_call(int cold, double *seconds, khost__err *err);
 
 /* On by default after init: timed calls wait behind the blocking kernel. Off
  * (--no-blocking-kernel) only for profilers such as ncu, which serialise

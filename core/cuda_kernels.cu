@@ -51,12 +51,22 @@ extern "C" cudaError_t khost__launch_clock_stamp(cudaStream_t stream, int sm_cou
   return cudaLaunchKernel(khost_clock_stamp, dim3(sm_count > 0 ? sm_count : 1), dim3(1), args, 0, stream);
 }
 
+static __global__ void empty()
+{
+}
+
+extern "C" cudaError_t khost__launch_empty(cudaStream_t stream)
+{
+  return cudaLaunchKernel(empty, dim3(1), dim3(32), nullptr, 0, stream);
+}
+
 /* Reads every 16-byte word of buf. Nothing depends on the words, but the store
  * the compiler cannot rule out keeps the loads from being removed. */
 static __global__ void scrub(const uint4 *buf, size_t words, unsigned *sink)
 {
   unsigned acc = 0;
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < words; i += (size_t)gridDim.x * blockDim.x) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < words;
+       i += (size_t)gridDim.x * blockDim.x) {
     uint4 w = buf[i];
     acc ^= w.x ^ w.y ^ w.z ^ w.w;
   }

@@ -29,6 +29,10 @@ cudaError_t khost__launch_scrub(cudaStream_t stream, const void *buf, size_t byt
  * launch error. */
 cudaError_t khost__launch_clock_stamp(cudaStream_t stream, int sm_count, unsigned long long *out);
 
+/* Queues a kernel of one warp that does nothing: what a timed call costs at the
+ * least. Returns the launch error. */
+cudaError_t khost__launch_empty(cudaStream_t stream);
+
 /* cudaSuccess when the current device can run the kernels above (the fat
  * binary holds sm_90a code only); else why not, e.g. cudaErrorNoKernelImageForDevice. */
 cudaError_t khost__kernels_loadable(void);

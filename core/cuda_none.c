@@ -83,6 +83,13 @@ int khost__cuda_measure_copy(double *gbps, khost__err *err)
   return unsupported(err);
 }
 
+int khost__cuda_measure_empty_call(int cold, double *seconds, khost__err *err)
+{
+  (void)cold;
+  *seconds = 0;
+  return unsupported(err);
+}
+
 int khost__cuda_time(khost__cuda_call_fn call, void *arg, int first, int calls, int cold, double *seconds,
                      double *sm_mhz, int *kernel_status, khost__err *err)
 {

@@ -60,6 +60,7 @@ static void describe_device(khost__run_info *info, const khost__device_info *d)
   info->sm_clock_mhz = d->sm_clock_mhz;
   info->mem_clock_mhz = d->mem_clock_mhz;
   info->peak_gbps = d->peak_gbps;
+  info->empty_call_s = d->empty_call_s;
   info->cuda_driver = d->driver_version;
   info->cuda_runtime = d->runtime_version;
 }

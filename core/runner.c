@@ -200,7 +200,7 @@ static void blame(case_run *r, int current, const char *phase, const khost__chil
 }
 
 /* Reads one worker's messages until it ends; returns how many slots settled. */
-static int listen(case_run *r, khost__child *child, double *peak)
+static int listen(case_run *r, khost__child *child, khost__device_info *known)
 {
   union {
     khost__begin_msg begin;
@@ -227,7 +227,8 @@ static int listen(case_run *r, khost__child *child, double *peak)
     } else if (type == KHOST__MSG_DEVICE) {
       r->device = m.device;
       r->have_device = 1;
-      if (*peak <= 0) *peak = m.device.peak_gbps;
+      if (known->peak_gbps <= 0) known->peak_gbps = m.device.peak_gbps;
+      if (known->empty_call_s <= 0) known->empty_call_s = m.device.empty_call_s;
     }
   }
   khost__child_end end;
@@ -283,7 +284,7 @@ static int run_in_process(khost__worker_job *job, khost__child *child, khost__er
   return KHOST__OK;
 }
 
-static int run_workers(case_run *r, double *peak, khost__err *err)
+static int run_workers(case_run *r, khost__device_info *known, khost__err *err)
 {
   while (any_pending(r)) {
     khost__worker_job job = {.o = r->o,
@@ -293,12 +294,12 @@ static int run_workers(case_run *r, double *peak, khost__err *err)
                              .slots = r->slots,
                              .pending = r->pending,
                              .oracle_plugin = r->oracle,
-                             .known_peak_gbps = *peak};
+                             .known = known};
     khost__child child;
     int rc = r->o->no_isolate ? run_in_process(&job, &child, err)
                               : khost__child_start(&child, khost__worker_main, &job, err);
     if (rc != KHOST__OK) return rc;
-    listen(r, &child, peak);
+    listen(r, &child, known);
   }
   return KHOST__OK;
 }
@@ -352,18 +353,19 @@ int khost__run_suite(const khost__options *o, const khost__registry *reg, const 
   char baseline[128];
   int baseline_device;
   split_baseline(o->baseline ? o->baseline : o->reference, baseline, sizeof baseline, &baseline_device);
-  double peak = 0;
+  khost__device_info known = {0}; /* what the first worker to measure sent: peak_gbps, empty_call_s */
   int rc = KHOST__OK, have_device = 0;
   khost__device_info device_info;
   *failed = 0;
   for (int i = 0; i < suite->ncases && rc == KHOST__OK; i++) {
     case_run r = {.o = o, .reg = reg, .c = &suite->cases[i], .oracle = (int)(oracle - reg->plugins)};
     rc = make_slots(&r, baseline, err);
-    if (rc == KHOST__OK) rc = run_workers(&r, &peak, err);
+    if (rc == KHOST__OK) rc = run_workers(&r, &known, err);
     if (rc == KHOST__OK) {
       if (r.have_device) device_info = r.device, have_device = 1;
-      device_info.peak_gbps = peak;
-      derive(&r, peak);
+      device_info.peak_gbps = known.peak_gbps;
+      device_info.empty_call_s = known.empty_call_s;
+      derive(&r, known.peak_gbps);
       for (int s = 0; s < r.nslots; s++) *failed |= is_failure(r.rows[s].status);
       rc = done(ctx, r.rows, r.nslots, have_device ? &device_info : NULL, err);
     }

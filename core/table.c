@@ -157,6 +157,11 @@ static void print_device(FILE *out, const khost__run_info *info)
   if (info->sm_clock_mhz > 0) item(out, "SM %d MHz", info->sm_clock_mhz);
   if (info->mem_clock_mhz > 0) item(out, "memory %d MHz", info->mem_clock_mhz);
   if (info->peak_gbps > 0) item(out, "measured copy peak %.1f GB/s", info->peak_gbps);
+  if (info->empty_call_s > 0) {
+    char t[CELL];
+    khost__format_seconds(info->empty_call_s, t, sizeof t);
+    item(out, "empty kernel %s", t);
+  }
   if (info->cuda_driver > 0)
     item(out, "CUDA driver %d.%d, runtime %d.%d", info->cuda_driver / 1000, info->cuda_driver % 1000 / 10,
          info->cuda_runtime / 1000, info->cuda_runtime % 1000 / 10);
@@ -202,19 +207,36 @@ static void print_mismatches(FILE *out, const khost__row *r)
   }
 }
 
-static void print_details(FILE *out, const khost__row *r)
+/* A GPU time under twice the empty kernel's is mostly the launch and the events,
+ * which compress every ratio taken from it (GB/s, % of peak, speedups). */
+static void print_overhead(FILE *out, const khost__row *r, double empty_call_s)
+{
+  if (empty_call_s <= 0 || r->time.samples == 0 || strcmp(r->device, "cuda") != 0 ||
+      r->time.median >= 2 * empty_call_s)
+    return;
+  char t[CELL];
+  khost__format_seconds(empty_call_s, t, sizeof t);
+  fprintf(out,
+          DETAIL_INDENT "half or more of this time is launch and event overhead: an empty kernel takes %s "
+                        "timed the same way\n",
+          t);
+}
+
+static void print_details(FILE *out, const khost__row *r, double empty_call_s)
 {
   int has_mismatches = r->check.mismatches > 0 || r->check.unwritten > 0;
   static const char throttled[] = "more samples were discarded: the SM clock ran under the --throttle floor";
   if (r->time.throttled > 0 && r->time.samples > 0)
     fprintf(out, DETAIL_INDENT "%" PRIu32 " %s\n", r->time.throttled, throttled);
+  print_overhead(out, r, empty_call_s);
   if (r->status == KHOST__ROW_PASS) return;
   print_indented(out, r->message);
   if (has_mismatches) print_mismatches(out, r);
   if (!r->message[0] && !has_mismatches) fputs(DETAIL_INDENT "(no reason recorded)\n", out);
 }
 
-static void print_case(FILE *out, const layout *l, const khost__row *rows, int nrows, int first)
+static void print_case(FILE *out, const layout *l, const khost__row *rows, int nrows, int first,
+                       double empty_call_s)
 {
   char c[NCOLS][CELL];
   const khost__row *head = &rows[first];
@@ -226,7 +248,7 @@ static void print_case(FILE *out, const layout *l, const khost__row *rows, int n
     if (strcmp(rows[i].case_name, head->case_name) != 0) continue;
     fill_cells(&rows[i], c);
     print_cells(out, l, c);
-    print_details(out, &rows[i]);
+    print_details(out, &rows[i], empty_call_s);
   }
 }
 
@@ -274,7 +296,7 @@ int khost__table_print(FILE *out, const khost__run_info *info, const khost__row 
   print_header(out, info, baseline);
   plan_rows(&l, info, rows, nrows);
   for (int i = 0; i < nrows; i++)
-    if (khost__row_opens_case(rows, i)) print_case(out, &l, rows, nrows, i);
+    if (khost__row_opens_case(rows, i)) print_case(out, &l, rows, nrows, i, info ? info->empty_call_s : 0);
   khost__summarize(rows, nrows, &summary);
   print_summary(out, &summary);
   if (fflush(out) != 0 || ferror(out))

@@ -78,6 +78,23 @@ static void finish_plugins(worker *w)
   }
 }
 
+/* The copy bandwidth and the empty call's time, unless an earlier worker sent
+ * them. The empty call is timed as the run times (cold unless --hot); under
+ * --graph a call's time holds no launch gap, so it is not measured. A failed
+ * measurement leaves 0: no % of peak, no note on short times. */
+static void measure_device(worker *w)
+{
+  const khost__options *o = w->job->o;
+  khost__err err;
+  w->device.peak_gbps = w->job->known->peak_gbps;
+  if (w->device.peak_gbps <= 0 && khost__cuda_measure_copy(&w->device.peak_gbps, &err) != KHOST__OK)
+    w->device.peak_gbps = 0;
+  w->device.empty_call_s = w->job->known->empty_call_s;
+  if (w->device.empty_call_s <= 0 && o->graph_calls == 0 &&
+      khost__cuda_measure_empty_call(!o->hot, &w->device.empty_call_s, &err) != KHOST__OK)
+    w->device.empty_call_s = 0;
+}
+
 /* Brings up CUDA when any pending slot needs it; slots that cannot run are settled. */
 static void start_devices(worker *w)
 {
@@ -93,9 +110,7 @@ static void start_devices(worker *w)
   } else if (usable) {
     w->cuda_ready = 1;
     khost__cuda_set_blocking(!job->o->no_blocking_kernel);
-    w->device.peak_gbps = job->known_peak_gbps;
-    if (w->device.peak_gbps <= 0 && khost__cuda_measure_copy(&w->device.peak_gbps, &err) != KHOST__OK)
-      w->device.peak_gbps = 0;
+    measure_device(w);
     khost__child_send(w->fd, KHOST__MSG_DEVICE, &w->device, sizeof w->device);
   }
   for (int s = 0; s < job->nslots; s++)

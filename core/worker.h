@@ -31,7 +31,8 @@ typedef struct khost__worker_job {
   const khost__slot *slots;
   const uint8_t *pending; /* nslots flags: run slot i when set */
   int oracle_plugin;      /* registry index of the reference plugin */
-  double known_peak_gbps; /* 0: measure the copy bandwidth and send it */
+  /* What an earlier worker measured: peak_gbps and empty_call_s (0: measure it and send it). */
+  const khost__device_info *known;
 } khost__worker_job;
 
 /* Messages from worker to parent. */

@@ -391,6 +391,19 @@ Test(gpu, copy_bandwidth_is_plausible)
   cr_assert(gbps > 100 && gbps < 20000, "%g GB/s", gbps);
 }
 
+/* An empty kernel costs the launch and the events, microseconds on an H100 or H200
+ * (2.9 us cold in docs/PERF.md run N), never nothing and never a kernel's worth. */
+Test(gpu, an_empty_call_takes_microseconds_cold_and_hot)
+{
+  need_device();
+  for (int cold = 0; cold <= 1; cold++) {
+    double seconds = 0;
+    khost__err err = {""};
+    cr_assert_eq(khost__cuda_measure_empty_call(cold, &seconds, &err), KHOST__OK, "%s", err.msg);
+    cr_assert(seconds > 0.3e-6 && seconds < 50e-6, "cold=%d: %g s", cold, seconds);
+  }
+}
+
 Test(gpu, sync_reports_a_sticky_error_as_such)
 {
   khost__err err = {""};

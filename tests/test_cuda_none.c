@@ -60,6 +60,14 @@ static int copy(khost__err *err)
   return rc;
 }
 
+static int empty_call(khost__err *err)
+{
+  double seconds = -1;
+  int rc = khost__cuda_measure_empty_call(1, &seconds, err);
+  cr_assert_eq(seconds, 0.0);
+  return rc;
+}
+
 static int time_calls(khost__err *err)
 {
   double seconds = -1, sm_mhz = -1;
@@ -102,17 +110,12 @@ Test(cuda_none, every_fallible_entry_fails_with_the_reason)
     const char *name;
     entry_fn fn;
   } entries[] = {
-      {"init", init},
-      {"malloc", alloc},
-      {"upload", upload},
-      {"download", download},
-      {"memset", set},
-      {"sync", khost__cuda_sync},
-      {"measure_copy", copy},
-      {"time", time_calls},
-      {"graph_capture", capture},
-      {"graph_run", replay},
-      {"graph_time", time_graph},
+      {"init", init},         {"malloc", alloc},
+      {"upload", upload},     {"download", download},
+      {"memset", set},        {"sync", khost__cuda_sync},
+      {"measure_copy", copy}, {"measure_empty_call", empty_call},
+      {"time", time_calls},   {"graph_capture", capture},
+      {"graph_run", replay},  {"graph_time", time_graph},
   };
   for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++) {
     khost__err err = {""};

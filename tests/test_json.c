@@ -45,6 +45,7 @@ static khost__run_info sample_info(void)
   info.sm_count = 132;
   info.l2_bytes = (size_t)60 << 20;
   info.peak_gbps = 4100.5;
+  info.empty_call_s = 2.88e-6;
   info.cuda_driver = 13000;
   snprintf(info.command, sizeof info.command, "khost run --suite smoke");
   snprintf(info.date, sizeof info.date, "2025-06-01T12:00:00Z");
@@ -132,6 +133,7 @@ Test(json, open_writes_a_valid_empty_document)
   cr_expect_str_eq(json_string_value(field(doc, "run.device")), "NVIDIA H200");
   cr_expect_eq(json_integer_value(field(doc, "run.l2_bytes")), 60 << 20);
   cr_expect_eq(json_real_value(field(doc, "run.peak_gbps")), 4100.5);
+  cr_expect_eq(json_real_value(field(doc, "run.empty_call_s")), 2.88e-6);
   cr_expect_str_eq(json_string_value(field(doc, "run.command")), "khost run --suite smoke");
   cr_expect_str_eq(json_string_value(field(doc, "run.date")), "2025-06-01T12:00:00Z");
   cr_expect(json_is_null(field(doc, "run.sm_clock_mhz")), "0 means unknown");

@@ -1723,6 +1723,13 @@ ParameterizedTest(gpu_mode *m, gpu_modes, each_mode_times_the_reference_cuda_row
     timed++;
   }
   cr_expect_eq(timed, 1, "%s: %zu CUDA rows; stdout:\n%s", m->flag, timed, o.out);
+  /* The empty kernel is timed as the calls are; a graph's calls have no launch gap to weigh. */
+  json_t *empty = json_object_get(json_object_get(doc, "run"), "empty_call_s");
+  if (!strcmp(m->flag, "--graph"))
+    cr_expect(json_is_null(empty), "--graph: an empty call was measured");
+  else
+    cr_expect(json_number_value(empty) > 0.3e-6 && json_number_value(empty) < 50e-6, "%s: empty call %g s",
+              m->flag, json_number_value(empty));
   json_decref(doc);
   free_outcome(&o);
   free(json);
@@ -1837,6 +1844,35 @@ Test(gpu_clock, timed_cuda_rows_carry_the_measured_sm_clock_and_cpu_rows_none)
               rated_mhz(doc));
   }
   cr_expect_eq(cuda_rows, (size_t)reference_cuda_rows(), "every reference CUDA row timed, with its clock");
+  json_decref(doc);
+  free_outcome(&o);
+  free(json);
+}
+
+/* A cold run measures the empty kernel, heads the table with it, and notes every
+ * CUDA row timed under twice its time, and no other row. */
+Test(gpu_clock, rows_near_the_empty_kernels_time_are_noted_and_no_others)
+{
+  char why[512];
+  if (!khost__cuda_available(0, why, sizeof why)) SKIP_TEST("%s", why);
+  char *json = scratch_path("empty.json");
+  outcome o;
+  KHOST(&o, FAST, "--json", json);
+  cr_expect_eq(o.status, 0, "exit %d; stderr:\n%s", o.status, o.err);
+  json_t *doc = load_json(json), *row;
+  double empty = json_number_value(json_object_get(json_object_get(doc, "run"), "empty_call_s"));
+  cr_assert(empty > 0.3e-6 && empty < 50e-6, "empty call %g s", empty);
+  cr_expect_not_null(strstr(o.out, " | empty kernel "), "header; stdout:\n%s", o.out);
+  size_t i, near = 0, notes = 0;
+  json_array_foreach(json_object_get(doc, "rows"), i, row)
+  {
+    json_t *time = json_object_get(row, "time");
+    near += !strcmp(json_text(row, "device"), "cuda") &&
+            json_integer_value(json_object_get(time, "samples")) &&
+            json_number_value(json_object_get(time, "median_s")) < 2 * empty;
+  }
+  for (const char *p = o.out; (p = strstr(p, "is launch and event overhead")); p++) notes++;
+  cr_expect_eq(notes, near, "%zu notes for %zu rows under %g s; stdout:\n%s", notes, near, 2 * empty, o.out);
   json_decref(doc);
   free_outcome(&o);
   free(json);

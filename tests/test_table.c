@@ -112,6 +112,34 @@ Test(table, header_describes_host_device_and_suite)
   free(text);
 }
 
+/* Under twice the empty kernel's time a GPU row says that overhead dominates it;
+ * a longer one, a CPU row, or a run without the measurement says nothing. */
+Test(table, gpu_times_near_the_empty_kernel_are_noted_under_their_row)
+{
+  khost__run_info info = sample_info(3012.5);
+  info.empty_call_s = 2.5e-6;
+  khost__row rows[3] = {make_row("c1", "short", KHOST__ROW_PASS, 4.9e-6, 1),
+                        make_row("c1", "long", KHOST__ROW_PASS, 5.1e-6, 1),
+                        make_row("c1", "host", KHOST__ROW_PASS, 1e-6, 1)};
+  snprintf(rows[2].device, sizeof rows[2].device, "cpu");
+  static const char note[] =
+      "      half or more of this time is launch and event overhead: an empty kernel takes "
+      "2.50 us timed the same way\n";
+  char *text = render(&info, rows, 3, NULL);
+  cr_expect_not_null(strstr(text, "empty kernel 2.50 us"), "header:\n%s", text);
+  const char *at = strstr(text, note);
+  cr_expect_not_null(at, "%s", text);
+  cr_expect(at && strstr(text, "  short ") < at && at < strstr(text, "  long "), "under the short row:\n%s",
+            text);
+  cr_expect(at && !strstr(at + 1, note), "once:\n%s", text);
+  free(text);
+  info.empty_call_s = 0;
+  text = render(&info, rows, 3, NULL);
+  cr_expect_null(strstr(text, "launch and event overhead"), "%s", text);
+  cr_expect_null(strstr(text, "empty kernel"), "%s", text);
+  free(text);
+}
+
 Test(table, no_device_line_without_a_gpu)
 {
   khost__run_info info = sample_info(0);

@@ -39,8 +39,9 @@ def main():
         print(f"perf-table.py: {e}", file=sys.stderr)
         return 2
     run = doc["run"]
+    empty = f", empty kernel {duration(run['empty_call_s'])}" if run.get("empty_call_s") else ""
     print(f"device: {run.get('device')}, {run.get('sm_count')} SMs, L2 {run.get('l2_bytes')} B, measured copy "
-          f"{run.get('peak_gbps') or 0:.0f} GB/s; suite {run.get('suite')}; {run.get('date')}\n")
+          f"{run.get('peak_gbps') or 0:.0f} GB/s{empty}; suite {run.get('suite')}; {run.get('date')}\n")
     print("| case | params | backend | device | status | median | noise | SM MHz | GB/s | % of copy | speedup | variant |")
     print("|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---|")
     for r in doc["rows"]:
