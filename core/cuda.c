@@ -21,7 +21,7 @@
 #define COPY_MAX_BYTES  ((size_t)2 << 30)
 #define COPY_SAMPLES    7
 #define EMPTY_SAMPLES   21
-#define MAX_SAMPLES     21
+#define MAX_SAMPLES     (COPY_SAMPLES > EMPTY_SAMPLES ? COPY_SAMPLES : EMPTY_SAMPLES)
 
 struct khost__cuda_graph {
   cudaGraphExec_t exec;
