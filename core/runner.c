@@ -240,10 +240,15 @@ static int listen(case_run *r, khost__child *child, khost__device_info *known)
     blame(r, current, phase, &end);
     settled++;
   }
-  if (!settled && any_pending(r)) {
+  /* With no backend to blame: a worker that ended before its first row, or in
+   * khost's own work (input generation), would end the same way again. */
+  if (!culprit && any_pending(r) && (!settled || current == KHOST__NO_SLOT)) {
     char message[256];
-    snprintf(message, sizeof message, "the worker %s before reporting (during %s)",
-             got < 0 ? "timed out" : end.how, phase);
+    if (got < 0)
+      snprintf(message, sizeof message, "the worker was silent for longer than --timeout %g s during %s",
+               r->o->timeout_s, phase);
+    else
+      snprintf(message, sizeof message, "the worker %s during %s", end.how, phase);
     settle_all(r, KHOST__ROW_ERROR, message);
   }
   return settled;

@@ -23,6 +23,7 @@ typedef struct worker {
   khost__row *rows;
   uint8_t *active; /* slot passed so far and is still being measured */
   uint8_t *done;   /* slot's row is final */
+  uint8_t *sent;   /* slot's final row went to the parent */
   khost__call *calls;
   int cuda_ready;
   khost__device_info device; /* valid when cuda_ready */
@@ -41,7 +42,7 @@ static const khost_kernel *slot_kernel(const worker *w, int s)
 static void announce(const worker *w, int slot, const char *phase)
 {
   khost__begin_msg m = {.slot = slot};
-  snprintf(m.phase, sizeof m.phase, "%s", phase);
+  snprintf(m.phase, sizeof m.phase, "%.*s", (int)sizeof m.phase - 1, phase);
   if (slot >= 0) memcpy(m.variant, w->rows[slot].variant, sizeof m.variant);
   khost__child_send(w->fd, KHOST__MSG_BEGIN, &m, sizeof m);
 }
@@ -118,8 +119,8 @@ static void start_devices(worker *w)
       settle(w, s, KHOST__ROW_SKIP, "%s", w->cuda_why);
 }
 
-/* Runs the reference into d->ref. 0, or the failure message in err. */
-static int run_oracle(worker *w, khost__case_data *d, khost__err *err)
+/* Runs the reference into d->ref, announced as phase. 0, or the failure message in err. */
+static int run_oracle(worker *w, khost__case_data *d, const char *phase, khost__err *err)
 {
   const khost__plugin *ref = &w->job->reg->plugins[w->job->oracle_plugin];
   const khost_kernel *k = khost__plugin_kernel(ref, d->c->op->name, KHOST_DEVICE_CPU);
@@ -132,7 +133,7 @@ static int run_oracle(worker *w, khost__case_data *d, khost__err *err)
   khost__call call;
   int rc = khost__call_prepare(&call, k, d, w->job->o->threads, w->job->o->device, err);
   if (rc != KHOST__OK) return rc;
-  announce(w, KHOST__ORACLE_SLOT, "reference");
+  announce(w, KHOST__ORACLE_SLOT, phase);
   rc = khost__call_poison(&call, err);
   int status = rc == KHOST__OK ? khost__call_run(&call) : KHOST_STATUS_OK;
   if (rc == KHOST__OK && status != KHOST_STATUS_OK)
@@ -161,6 +162,21 @@ static int run_oracle(worker *w, khost__case_data *d, khost__err *err)
   return rc;
 }
 
+/* Sends every final row not sent yet. Rows go as soon as they are final, so that
+ * a later crash (the reference's on a fresh trial, a backend's) cannot take
+ * them: the parent blames only rows it has not received. */
+static void send_rows(worker *w)
+{
+  for (int s = 0; s < w->job->nslots; s++) {
+    if (!w->done[s] || w->sent[s]) continue;
+    khost__row_msg m = {.slot = s, .row = w->rows[s]};
+    /* A skipped row has nothing to re-check, so it misses no inputs. */
+    m.row.dump_incomplete |= w->inputs_undumped > 0 && m.row.status != KHOST__ROW_SKIP;
+    khost__child_send(w->fd, KHOST__MSG_ROW, &m, sizeof m);
+    w->sent[s] = 1;
+  }
+}
+
 /* A CUDA failure after a call may be sticky: the context is then unusable. The
  * whole device is waited for, so that a fault of work the call put on another
  * stream is blamed here, on this backend, and not on a later read of its output. */
@@ -178,6 +194,16 @@ static void settle_mismatch(worker *w, int s, const char *when)
          (unsigned long long)st->unwritten);
 }
 
+/* After a backend's call that did not end in a passing check: the next backend
+ * must see the generated inputs, not this one's damage. A kernel that failed, or
+ * whose output guard failed first, may have changed them unseen. */
+static void restore_inputs(khost__case_data *d)
+{
+  khost__err err;
+  if (khost__case_data_restore(d, &err) != KHOST__OK)
+    fprintf(stderr, "khost: restoring inputs failed: %s\n", err.msg);
+}
+
 static void settle_check_error(worker *w, int s, khost__case_data *d, int rc, const khost__err *err)
 {
   if (rc == KHOST__CALL_GUARD)
@@ -186,11 +212,7 @@ static void settle_check_error(worker *w, int s, khost__case_data *d, int rc, co
     settle(w, s, KHOST__ROW_ERROR, "%s", err->msg);
   else
     settle(w, s, KHOST__ROW_ERROR, "host failure while checking: %s", err->msg);
-  khost__err restore_err;
-  /* The next backend must see the generated inputs, not this one's damage (an
-   * output guard is checked first, so damaged inputs may not have been looked at). */
-  if (khost__case_data_restore(d, &restore_err) != KHOST__OK)
-    fprintf(stderr, "khost: restoring inputs failed: %s\n", restore_err.msg);
+  restore_inputs(d);
 }
 
 /* One checked call of slot s on d. Returns KHOST__WORKER_RESTART when the CUDA
@@ -206,8 +228,11 @@ static int checked_call(worker *w, int s, khost__call *call, const char *phase)
     settle(w, s, KHOST__ROW_CRASH, "CUDA error after the call: %s", err.msg);
     return KHOST__WORKER_RESTART;
   }
-  if (status != KHOST_STATUS_OK)
-    return settle(w, s, KHOST__ROW_ERROR, "kernel returned status %d: %s", status, call->error), 0;
+  if (status != KHOST_STATUS_OK) {
+    settle(w, s, KHOST__ROW_ERROR, "kernel returned status %d: %s", status, call->error);
+    restore_inputs(call->data);
+    return 0;
+  }
   khost__check_stats stats;
   rc = khost__call_check(call, &stats, &err);
   w->rows[s].check = stats;
@@ -252,11 +277,9 @@ static int first_pass(worker *w, int s, khost__case_data *d)
   announce(w, s, "stream check");
   khost__err err;
   rc = khost__timing_check_stream(&w->calls[s], &err);
-  if (rc == KHOST__WORKER_RESTART)
-    settle(w, s, KHOST__ROW_CRASH, "%s", err.msg);
-  else if (rc != KHOST__OK)
-    settle(w, s, KHOST__ROW_ERROR, "%s", err.msg);
-  return rc == KHOST__WORKER_RESTART ? rc : 0;
+  if (rc == KHOST__WORKER_RESTART) return settle(w, s, KHOST__ROW_CRASH, "%s", err.msg), rc;
+  if (rc != KHOST__OK) settle(w, s, KHOST__ROW_ERROR, "%s", err.msg), restore_inputs(d);
+  return 0;
 }
 
 /* Pass 2, trial t: fresh inputs in the same buffers, the same prepared calls
@@ -296,10 +319,15 @@ static int any_active(const worker *w)
 static int fresh_trials(worker *w, khost__case_data *d, khost__err *err)
 {
   int rc = KHOST__OK;
+  char phase[64]; /* --trials is at most 1000: every label fits a message's 32 bytes */
   for (int t = 1; t <= w->job->o->trials && rc == KHOST__OK && any_active(w); t++) {
+    snprintf(phase, sizeof phase, "fresh inputs %d/%d", t, w->job->o->trials);
+    announce(w, KHOST__NO_SLOT, phase);
     rc = khost__case_data_reseed(d, w->job->c->seed ^ (FRESH_SEED_MIX * (uint64_t)t), err);
-    if (rc == KHOST__OK) rc = run_oracle(w, d, err);
+    snprintf(phase, sizeof phase, "reference, trial %d/%d", t, w->job->o->trials);
+    if (rc == KHOST__OK) rc = run_oracle(w, d, phase, err);
     if (rc == KHOST__OK) rc = fresh_pass(w, d, t);
+    send_rows(w);
   }
   return rc;
 }
@@ -317,12 +345,19 @@ static int check_timed(worker *w, int s, khost__timer *timer)
   announce(w, s, "timed check");
   int rc = khost__case_data_restore(call->data, &err);
   if (rc == KHOST__OK) rc = khost__call_poison(call, &err);
-  if (rc == KHOST__OK) rc = khost__timer_call(timer, &err);
+  if (rc != KHOST__OK)
+    return settle(w, s, KHOST__ROW_ERROR, "host failure before the timed check: %s", err.msg), 0;
+  rc = khost__timer_call(timer, &err);
   if (rc == KHOST__WORKER_RESTART) return settle(w, s, KHOST__ROW_CRASH, "%s", err.msg), rc;
-  if (rc == KHOST__OK && (rc = device_settled(w, s, &err)) != KHOST__OK)
+  if (rc != KHOST__OK) {
+    settle(w, s, KHOST__ROW_ERROR, "on the timed check: %s", err.msg);
+    restore_inputs(call->data);
+    return 0;
+  }
+  if ((rc = device_settled(w, s, &err)) != KHOST__OK)
     return settle(w, s, KHOST__ROW_CRASH, "CUDA error after a timed call: %s", err.msg),
            KHOST__WORKER_RESTART;
-  if (rc == KHOST__OK) rc = khost__call_check(call, &stats, &err);
+  rc = khost__call_check(call, &stats, &err);
   if (rc != KHOST__OK) {
     settle_check_error(w, s, call->data, rc, &err);
   } else if (stats.mismatches) {
@@ -349,6 +384,16 @@ static void summarize(worker *w, int s, const khost__samples *samples)
            samples->throttled, w->job->o->throttle_pct, w->device.sm_clock_mhz);
 }
 
+/* A warm-up or sample that failed: CRASH when the CUDA context broke (the worker
+ * then restarts: returned), else ERROR, with the inputs the kernel ran on restored. */
+static int settle_timing_failure(worker *w, int s, int rc, const char *when, const khost__err *err)
+{
+  if (rc == KHOST__WORKER_RESTART) return settle(w, s, KHOST__ROW_CRASH, "%s", err->msg), rc;
+  settle(w, s, KHOST__ROW_ERROR, "while %s: %s", when, err->msg);
+  restore_inputs(w->calls[s].data);
+  return 0;
+}
+
 /* Samples every active slot in rotating order, one sample each per round, so
  * that drift (clocks, temperature) is shared by all backends instead of
  * favouring whoever ran first. */
@@ -367,10 +412,7 @@ static int measure(worker *w)
     announce(w, s, "warm-up");
     khost__err err;
     rc = khost__timer_start(&timers[s], &w->calls[s], o, w->cuda_ready ? &w->device : NULL, &err);
-    if (rc == KHOST__WORKER_RESTART)
-      settle(w, s, KHOST__ROW_CRASH, "%s", err.msg);
-    else if (rc != KHOST__OK)
-      settle(w, s, KHOST__ROW_ERROR, "while warming up: %s", err.msg), rc = 0;
+    if (rc != KHOST__OK) rc = settle_timing_failure(w, s, rc, "warming up", &err);
   }
   for (int round = 0, busy = 1; busy && rc == 0; round++) {
     busy = 0;
@@ -381,10 +423,7 @@ static int measure(worker *w)
       announce(w, s, "timing");
       khost__err err;
       rc = khost__timer_sample(&timers[s], &err);
-      if (rc == KHOST__WORKER_RESTART)
-        settle(w, s, KHOST__ROW_CRASH, "%s", err.msg);
-      else if (rc != KHOST__OK)
-        settle(w, s, KHOST__ROW_ERROR, "while timing: %s", err.msg), rc = 0;
+      if (rc != KHOST__OK) rc = settle_timing_failure(w, s, rc, "timing", &err);
     }
   }
   for (int s = 0; s < n && rc == 0; s++)
@@ -403,12 +442,19 @@ static int run_passes(worker *w)
   const khost__case *c = w->job->c;
   khost__case_data d;
   khost__err err;
+  announce(w, KHOST__NO_SLOT, "inputs");
   int rc = khost__case_data_make(&d, c, c->seed, &err);
-  if (rc == KHOST__OK && (rc = run_oracle(w, &d, &err)) == KHOST__OK)
+  if (rc == KHOST__OK) rc = run_oracle(w, &d, "reference", &err);
+  if (rc == KHOST__OK && w->job->o->dump) {
+    announce(w, KHOST__NO_SLOT, "dump");
     w->inputs_undumped = khost__dump_inputs(w->job->o, &d);
-  for (int s = 0; s < w->job->nslots && rc == KHOST__OK; s++)
+  }
+  for (int s = 0; s < w->job->nslots && rc == KHOST__OK; s++) {
     if (w->active[s]) rc = first_pass(w, s, &d);
+    send_rows(w);
+  }
   if (rc == KHOST__OK) rc = measure(w);
+  send_rows(w);
   if (rc == KHOST__OK) rc = fresh_trials(w, &d, &err);
   for (int s = 0; s < w->job->nslots; s++) khost__call_free(&w->calls[s]);
   khost__case_data_free(&d);
@@ -418,27 +464,16 @@ static int run_passes(worker *w)
   return rc == KHOST__WORKER_RESTART ? rc : 0;
 }
 
-static void send_rows(worker *w)
-{
-  announce(w, KHOST__NO_SLOT, "finish");
-  for (int s = 0; s < w->job->nslots; s++) {
-    if (!w->done[s]) continue;
-    khost__row_msg m = {.slot = s, .row = w->rows[s]};
-    /* A skipped row has nothing to re-check, so it misses no inputs. */
-    m.row.dump_incomplete |= w->inputs_undumped > 0 && m.row.status != KHOST__ROW_SKIP;
-    khost__child_send(w->fd, KHOST__MSG_ROW, &m, sizeof m);
-  }
-}
-
 static int allocate(worker *w, size_t n, size_t nplugins)
 {
   w->rows = calloc(n, sizeof *w->rows);
   w->active = calloc(n, 1);
   w->done = calloc(n, 1);
+  w->sent = calloc(n, 1);
   w->calls = calloc(n, sizeof *w->calls);
   w->plugin_ready = calloc(nplugins + 1, 1);
   w->plugin_why = calloc(nplugins + 1, sizeof *w->plugin_why);
-  return w->rows && w->active && w->done && w->calls && w->plugin_ready && w->plugin_why;
+  return w->rows && w->active && w->done && w->sent && w->calls && w->plugin_ready && w->plugin_why;
 }
 
 static void release(worker *w)
@@ -448,6 +483,7 @@ static void release(worker *w)
   free(w->plugin_why);
   free(w->plugin_ready);
   free(w->calls);
+  free(w->sent);
   free(w->done);
   free(w->active);
   free(w->rows);
@@ -463,6 +499,7 @@ int khost__worker_main(int fd, void *arg)
   rc = run_passes(&w);
   for (int s = 0; s < w.job->nslots && rc == 0; s++)
     if (w.active[s]) settle(&w, s, KHOST__ROW_PASS, "%s", "");
+  announce(&w, KHOST__NO_SLOT, "finish");
   send_rows(&w);
   finish_plugins(&w);
 out:

@@ -20,7 +20,8 @@ typedef struct khost__slot {
 } khost__slot;
 
 #define KHOST__ORACLE_SLOT (-1)
-#define KHOST__NO_SLOT     (-2) /* announced when the worker is done calling plugins */
+/* Announced while the worker runs khost's own code (inputs, dumps, the end), no plugin's. */
+#define KHOST__NO_SLOT (-2)
 
 /* What a worker is asked to do. Everything is borrowed from the parent. */
 typedef struct khost__worker_job {

@@ -994,6 +994,8 @@ static fault fault_table[] = {
     {"fault_exit0", COPY_CASE, "CRASH", "exited with status 0", "", -1, 1},
     {"fault_hang", COPY_CASE, "TIMEOUT", "longer than --timeout", "", -1, 1},
     {"fault_status", COPY_CASE, "ERROR", "fault plugin reports failure on purpose", "", -1, 1},
+    /* Its damage to the input is undone before the next backend (fault_free) runs. */
+    {"fault_mutate_status", COPY_CASE, "ERROR", "fault plugin reports failure on purpose", "", -1, 1},
     {"fault_decline", COPY_CASE, "SKIP", "fault plugin declines every shape", "", -1, 0},
     {"fault_cached", COPY_CASE, "FAIL", "fresh inputs", "", -1, 1},
     {"fault_cached_address", COPY_CASE, "FAIL", "fresh inputs", "", -1, 1},
@@ -1189,6 +1191,56 @@ Test(faults, an_oracle_that_modifies_its_input_fails_the_case_and_no_backend_is_
 Test(faults, a_crashing_oracle_fails_every_row_of_the_case_with_its_signal)
 {
   expect_oracle_failure("fault_segv", "the reference failed", "signal 11");
+}
+
+/* A worker silent past --timeout in khost's own work (here generating 256 MiB of
+ * inputs) has no backend to blame: every row is ERROR naming the phase, and the
+ * case is not run again. */
+Test(faults, a_timeout_while_khost_generates_inputs_names_that_phase_and_blames_no_backend)
+{
+  char *suite = scratch_path("big.ini");
+  write_file(suite, "[big]\nop = copy_transpose\ndtype = fp32\nm = 8192\nn = 8192\n");
+  outcome o;
+  KHOST(&o, FAST, "--suite", suite, "--timeout", "0.05", "--plugin", "@fault_free.so", "--reference",
+        "fault_free", "--backends", "fault_free");
+  cr_expect_eq(o.status, 1, "exit %d; stderr:\n%s", o.status, o.err);
+  table_row row = find_row(o.out, "big", "fault_free");
+  cr_expect_str_eq(row.status, "ERROR", "stdout:\n%s", o.out);
+  cr_expect_not_null(strstr(row.details, "silent for longer than --timeout 0.05 s during inputs"), "%s",
+                     row.details);
+  free_outcome(&o);
+  free(suite);
+}
+
+/* The oracle dies on the first fresh trial's inputs. Rows already final (a SKIP, an
+ * ERROR of the backend's own) keep their status and message; only rows still passing
+ * take the reference's failure, which names the trial. */
+Test(faults, an_oracle_crashing_on_a_fresh_trial_leaves_the_rows_already_final_as_they_were)
+{
+  char *json = scratch_path("fresh.json");
+  outcome o;
+  KHOST(&o, FAST, "--case", COPY_CASE, "--plugin", "@fault_segv_fresh.so", "--plugin", "@fault_free.so",
+        "--plugin", "@fault_decline.so", "--plugin", "@fault_status.so", "--reference", "fault_segv_fresh",
+        "--backends", "fault_free,fault_decline,fault_status", "--json", json);
+  cr_expect_eq(o.status, 1, "exit %d; stderr:\n%s", o.status, o.err);
+  json_t *doc = load_json(json);
+  json_t *decline = json_row(doc, COPY_CASE, "fault_decline");
+  cr_expect_str_eq(json_text(decline, "status"), "SKIP");
+  cr_expect_not_null(strstr(json_text(decline, "message"), "fault plugin declines every shape"), "%s",
+                     json_text(decline, "message"));
+  json_t *status = json_row(doc, COPY_CASE, "fault_status");
+  cr_expect_str_eq(json_text(status, "status"), "ERROR");
+  cr_expect_not_null(strstr(json_text(status, "message"), "fault plugin reports failure on purpose"),
+                     "message: %s", json_text(status, "message"));
+  json_t *free_row = json_row(doc, COPY_CASE, "fault_free");
+  cr_expect_str_eq(json_text(free_row, "status"), "ERROR");
+  cr_expect_not_null(strstr(json_text(free_row, "message"), "signal 11"), "%s",
+                     json_text(free_row, "message"));
+  cr_expect_not_null(strstr(json_text(free_row, "message"), "during reference, trial 1/1"), "%s",
+                     json_text(free_row, "message"));
+  json_decref(doc);
+  free_outcome(&o);
+  free(json);
 }
 
 /* ------------------------------------------------------------------------ reports */

@@ -90,9 +90,23 @@ static int run_copy(const khost_input *in)
 #elif defined(FAULT_HANG)
   say_who_hangs();
   for (;;) pause();
-#elif defined(FAULT_STATUS)
+#elif defined(FAULT_STATUS) || defined(FAULT_MUTATE_STATUS)
+#ifdef FAULT_MUTATE_STATUS
+  /* Damages its input, then fails: the damage is its own, not the next backend's. */
+  ((unsigned char *)khost_tensor_at(in->inputs, 0)->data)[0] ^= 1;
+#endif
   strncpy(in->error, "fault plugin reports failure on purpose", in->error_size - 1);
   return KHOST_STATUS_INTERNAL;
+#endif
+#ifdef FAULT_SEGV_FRESH
+  /* Right on the first input set it sees, a crash on any other: as an oracle, it dies
+   * on the fresh trial's inputs, after every backend's first check and timing. */
+  static unsigned char first[64];
+  static size_t seen;
+  const khost_tensor *src = khost_tensor_at(in->inputs, 0);
+  size_t n = src->nbytes < sizeof first ? src->nbytes : sizeof first;
+  if (!seen) memcpy(first, src->data, n), seen = n;
+  if (memcmp(first, src->data, n)) raise(SIGSEGV);
 #endif
 #ifdef FAULT_CACHED
   if (cached && cached_bytes == dst->nbytes) return memcpy(out, cached, cached_bytes), KHOST_STATUS_OK;
