@@ -1,6 +1,7 @@
 #include "child.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -11,6 +12,9 @@
 
 #include "clock.h"
 
+/* How often a silent child is checked for having ended. */
+#define CHILD_POLL_MS 100
+
 typedef struct message_header {
   uint32_t type, size;
 } message_header;
@@ -18,7 +22,8 @@ typedef struct message_header {
 int khost__child_start(khost__child *c, khost__child_fn fn, void *arg, khost__err *err)
 {
   int fds[2];
-  if (pipe(fds) != 0) return khost__errorf(err, KHOST__E_IO, "pipe: %s", strerror(errno));
+  /* Close-on-exec: a helper a plugin execs must not hold the pipe open. */
+  if (pipe2(fds, O_CLOEXEC) != 0) return khost__errorf(err, KHOST__E_IO, "pipe: %s", strerror(errno));
   /* Buffered output would otherwise be flushed twice, once by each process. */
   fflush(NULL);
   pid_t parent = getpid();
@@ -32,6 +37,8 @@ int khost__child_start(khost__child *c, khost__child_fn fn, void *arg, khost__er
     /* A worker must not outlive khost (a hung kernel would sleep on forever). */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(KHOST__E_FAIL);
+    /* khost ignores SIGPIPE; plugin code, and what it runs, gets the default. */
+    signal(SIGPIPE, SIG_DFL);
     close(fds[0]);
     int rc = fn(fds[1], arg);
     close(fds[1]);
@@ -64,23 +71,34 @@ int khost__child_send(int fd, uint32_t type, const void *payload, uint32_t size)
   return size ? write_all(fd, payload, size) : KHOST__OK;
 }
 
-/* 1 when n bytes arrived, 0 on EOF, -1 on timeout or a read error. */
-static int read_all(int fd, void *buf, size_t n, double deadline)
+/* The child has ended (not reaped: khost__child_finish does that). A process the
+ * child forked may still hold the pipe open, so its end shows here, not as EOF. */
+static int child_ended(const khost__child *c)
+{
+  siginfo_t info = {0};
+  return c->pid > 0 && waitid(P_PID, (id_t)c->pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+         info.si_pid == c->pid;
+}
+
+/* 1 when n bytes arrived, 0 on EOF (or the child's end with nothing left to read),
+ * -1 on timeout or a read error. */
+static int read_all(const khost__child *c, void *buf, size_t n, double deadline)
 {
   char *p = buf;
   while (n > 0) {
-    int wait_ms = -1;
+    int wait_ms = CHILD_POLL_MS;
     if (deadline > 0) {
       double left = deadline - khost__now_s();
       if (left <= 0) return -1;
-      wait_ms = (int)(left * 1000.0) + 1;
+      if (left * 1000.0 < wait_ms) wait_ms = (int)(left * 1000.0) + 1;
     }
-    struct pollfd pfd = {.fd = fd, .events = POLLIN};
+    struct pollfd pfd = {.fd = c->fd, .events = POLLIN};
     int pr = poll(&pfd, 1, wait_ms);
     if (pr < 0 && errno == EINTR) continue;
     if (pr < 0) return -1;
+    if (pr == 0 && child_ended(c)) return 0;
     if (pr == 0) continue;
-    ssize_t r = read(fd, p, n);
+    ssize_t r = read(c->fd, p, n);
     if (r < 0 && errno == EINTR) continue;
     if (r < 0) return -1;
     if (r == 0) return 0;
@@ -95,11 +113,11 @@ int khost__child_recv(khost__child *c, uint32_t *type, void *payload, uint32_t c
 {
   double deadline = timeout_s > 0 ? khost__now_s() + timeout_s : 0;
   message_header h;
-  int rc = read_all(c->fd, &h, sizeof h, deadline);
+  int rc = read_all(c, &h, sizeof h, deadline);
   if (rc != 1) return rc;
   /* A payload larger than the caller's buffer means a protocol bug: treat as EOF. */
   if (h.size > cap) return 0;
-  if (h.size && (rc = read_all(c->fd, payload, h.size, deadline)) != 1) return rc;
+  if (h.size && (rc = read_all(c, payload, h.size, deadline)) != 1) return rc;
   *type = h.type;
   *size = h.size;
   return 1;

@@ -1,5 +1,6 @@
 /* khost: checks and times every backend plugin on the same inputs and prints
  * one comparison table. Exit status: 0 pass/skip, 1 a failure, 2 bad usage. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,9 +112,12 @@ static int close_reports(reports *r, const khost__options *o, int finished, khos
   if (!finished && r->nrows > 0)
     fprintf(stderr, "khost: the run stopped early; the table above has the %d rows finished before\n",
             r->nrows);
-  if (r->json && rc == KHOST__OK) rc = khost__json_end(r->json, finished, err);
+  /* The reports are closed even when the table could not be printed (stdout a
+   * closed pipe): they hold the same rows. */
+  khost__err json_err, csv_err;
+  if (r->json && khost__json_end(r->json, finished, &json_err) != KHOST__OK && rc == KHOST__OK)
+    *err = json_err, rc = KHOST__E_IO;
   khost__json_free(r->json);
-  khost__err csv_err;
   if (r->csv && khost__csv_close(r->csv, &csv_err) != KHOST__OK && rc == KHOST__OK)
     *err = csv_err, rc = KHOST__E_IO;
   free(r->rows);
@@ -163,6 +167,9 @@ int main(int argc, char **argv)
   khost__err err = {{0}};
   khost__registry reg = {0};
   int status = 2;
+  /* A closed stdout (khost | head) is a write error to report, not a reason to die
+   * before the reports are closed. */
+  signal(SIGPIPE, SIG_IGN);
   if (khost__cli_parse(argc, argv, &o, &err) != KHOST__OK) goto fail;
   if (o.help) return khost__cli_usage(stdout), 0;
   if (o.version)

@@ -22,6 +22,19 @@ static int die_by_signal(int fd, void *arg)
   return 0;
 }
 
+/* Forks a helper that keeps the pipe open for 10 s (as a plugin's helper process
+ * would), then dies by a signal. */
+static int die_leaving_a_helper(int fd, void *arg)
+{
+  khost__child_send(fd, 1, NULL, 0);
+  if (fork() == 0) {
+    sleep(10);
+    _exit(0);
+  }
+  raise(SIGSEGV);
+  return 0;
+}
+
 static int sleep_forever(int fd, void *arg)
 {
   for (;;) pause();
@@ -65,6 +78,27 @@ Test(child, a_signal_is_described_by_name)
   cr_expect(end.signaled);
   cr_expect_eq(end.signo, SIGSEGV);
   cr_expect(strstr(end.how, "signal 11 (Segmentation fault)"), "%s", end.how);
+}
+
+/* The pipe stays open in the helper, so no EOF comes: the child's end must still be
+ * seen, well before the timeout, and described as the crash it was. */
+Test(child, a_child_that_dies_while_its_helper_holds_the_pipe_ends_as_itself)
+{
+  khost__child c;
+  khost__err err;
+  cr_assert_eq(khost__child_start(&c, die_leaving_a_helper, NULL, &err), KHOST__OK);
+  char buf[8];
+  uint32_t type, size;
+  cr_expect_eq(khost__child_recv(&c, &type, buf, sizeof buf, &size, 5), 1);
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  cr_expect_eq(khost__child_recv(&c, &type, buf, sizeof buf, &size, 5), 0, "the end, not a timeout");
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  double waited = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+  cr_expect_lt(waited, 2.0, "took %.3f s to see the child's end", waited);
+  khost__child_end end;
+  khost__child_finish(&c, 0, &end);
+  cr_expect(end.signaled && end.signo == SIGSEGV, "%s", end.how);
 }
 
 Test(child, a_silent_child_times_out_and_is_killed)

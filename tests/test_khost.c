@@ -154,7 +154,9 @@ static void copy_file(const char *from, const char *to)
 /* Starts khost with args (NULL-terminated, "@" fixtures expanded) and extra
  * environment entries "NAME=value" (NULL-terminated, may be NULL), in a process
  * group of its own so that it and its workers can be ended together. */
-static void start(running *r, const char *const *extra_env, const char *const *args)
+/* Starts khost with args; stdout goes to a file, or with closed_stdout to a pipe
+ * nobody reads (as `khost | head` leaves it once head has exited). */
+static void start_with(running *r, const char *const *extra_env, const char *const *args, int closed_stdout)
 {
   char *argv[MAX_ARGS + 2];
   int argc = 0;
@@ -175,6 +177,8 @@ static void start(running *r, const char *const *extra_env, const char *const *a
   cr_assert_geq(r->pid, 0, "fork: %s", strerror(errno));
   if (r->pid == 0) {
     setpgid(0, 0);
+    int gone[2];
+    if (closed_stdout && pipe(gone) == 0) close(gone[0]), out = gone[1];
     dup2(out, STDOUT_FILENO);
     dup2(err, STDERR_FILENO);
     for (int i = 0; extra_env && extra_env[i]; i++) putenv((char *)extra_env[i]);
@@ -186,6 +190,11 @@ static void start(running *r, const char *const *extra_env, const char *const *a
   close(out);
   close(err);
   for (int i = 0; i < argc; i++) free(argv[i]);
+}
+
+static void start(running *r, const char *const *extra_env, const char *const *args)
+{
+  start_with(r, extra_env, args, 0);
 }
 
 /* Waits for khost to end (killing its group after RUN_LIMIT_S) and collects its output. */
@@ -1354,6 +1363,29 @@ Test(reports, the_implementation_a_kernel_names_is_in_the_table_and_the_json)
   cr_expect(json_is_null(json_object_get(json_row(doc, COPY_CASE, "reference"), "variant")));
   cr_expect_not_null(strstr(o.out, "speedup  variant\n"), "a variant column; stdout:\n%s", o.out);
   cr_expect_not_null(strstr(o.out, "  bytewise_transpose\n"), "the name ends its row; stdout:\n%s", o.out);
+  json_decref(doc);
+  free_outcome(&o);
+  free(json);
+}
+
+/* khost's stdout closed under it: the table cannot be written, which is an error
+ * (exit 1, not death by SIGPIPE), and the JSON report is still complete. */
+Test(reports, a_closed_stdout_is_an_error_and_the_json_report_is_still_finished)
+{
+  char *json = scratch_path("piped.json");
+  running r;
+  start_with(&r, NULL,
+             (const char *const[]){FAST, "--case", COPY_CASE, "--plugin", "@fault_free.so", "--backends",
+                                   "fault_free", "--json", json, NULL},
+             1);
+  outcome o;
+  finish(&r, &o);
+  cr_expect_eq(o.signal, 0, "killed by signal %d", o.signal);
+  cr_expect_eq(o.status, 1, "exit %d; stderr:\n%s", o.status, o.err);
+  cr_expect_not_null(strstr(o.err, "could not write the result table"), "stderr:\n%s", o.err);
+  json_t *doc = load_json(json);
+  cr_expect(json_is_true(json_object_get(doc, "finished")));
+  cr_expect_str_eq(json_text(json_row(doc, COPY_CASE, "fault_free"), "status"), "PASS");
   json_decref(doc);
   free_outcome(&o);
   free(json);
