@@ -213,6 +213,18 @@ static int apply(int id, const char *v, khost__options *o, khost__err *err)
   return KHOST__OK;
 }
 
+/* Flags that are fine alone but not together. */
+static int check_together(const khost__options *o, khost__err *err)
+{
+  /* A warm-up sends no sign of life until it ends: the worker would be killed as hung. */
+  if (o->warmup_s >= o->timeout_s)
+    return khost__errorf(err, KHOST__E_CONFIG, "--warmup %g s must be shorter than --timeout %g s",
+                         o->warmup_s, o->timeout_s);
+  if (o->json && o->csv && !strcmp(o->json, o->csv))
+    return khost__errorf(err, KHOST__E_CONFIG, "--json and --csv name the same file '%s'", o->json);
+  return KHOST__OK;
+}
+
 static char command_line[1024];
 
 static void remember_command(int argc, char **argv)
@@ -250,5 +262,6 @@ int khost__cli_parse(int argc, char **argv, khost__options *o, khost__err *err)
   }
   if (rc == KHOST__OK && optind < argc)
     rc = khost__errorf(err, KHOST__E_CONFIG, "unexpected argument '%s' (see --help)", argv[optind]);
+  if (rc == KHOST__OK) rc = check_together(o, err);
   return rc;
 }

@@ -9,6 +9,7 @@
 
 #include "child.h"
 #include "clock.h"
+#include "list.h"
 #include "worker.h"
 
 /* Everything the parent keeps for one case while its workers run. */
@@ -24,18 +25,6 @@ typedef struct case_run {
   int have_device;
 } case_run;
 
-static int in_list(const char *csv, const char *name)
-{
-  size_t n = strlen(name);
-  for (const char *p = csv; p && *p;) {
-    const char *end = strchr(p, ',');
-    size_t len = end ? (size_t)(end - p) : strlen(p);
-    if (len == n && !strncmp(p, name, n)) return 1;
-    p = end ? end + 1 : NULL;
-  }
-  return 0;
-}
-
 /* "name" or "name:cpu" / "name:cuda" into plugin name and device (0 = any). */
 static void split_baseline(const char *spec, char *name, size_t n, int *device)
 {
@@ -49,12 +38,20 @@ static void split_baseline(const char *spec, char *name, size_t n, int *device)
                                          : -1;
 }
 
+/* why (a name that is not loaded, a list that names none), with the names that are. */
+static int refuse_naming_loaded(const khost__registry *reg, const char *why, khost__err *err)
+{
+  char names[2048];
+  khost__registry_names(reg, names, sizeof names);
+  return khost__errorf(err, KHOST__E_CONFIG, "%s; loaded backends: %s", why, names);
+}
+
 static int check_name(const khost__registry *reg, const char *what, const char *name, khost__err *err)
 {
   if (khost__registry_find(reg, name)) return KHOST__OK;
-  char names[2048];
-  khost__registry_names(reg, names, sizeof names);
-  return khost__errorf(err, KHOST__E_CONFIG, "unknown %s '%s'; loaded backends: %s", what, name, names);
+  char why[512];
+  snprintf(why, sizeof why, "unknown %s '%.300s'", what, name);
+  return refuse_naming_loaded(reg, why, err);
 }
 
 /* The oracle checks every row of a case, so without its CPU kernel for the op
@@ -75,18 +72,27 @@ static int check_oracle(const khost__registry *reg, const char *name, const khos
   return KHOST__OK;
 }
 
+/* Every name of --backends is loaded, and there is at least one. */
+static int check_backends(const khost__registry *reg, const char *list, khost__err *err)
+{
+  char name[256];
+  int names = 0, rc = KHOST__OK;
+  for (const char *p = list; rc == KHOST__OK && khost__list_next(&p, name, sizeof name); names++)
+    rc = check_name(reg, "backend", name, err);
+  char why[512];
+  if (rc == KHOST__OK && !names) {
+    snprintf(why, sizeof why, "--backends '%.300s' names no backend", list);
+    rc = refuse_naming_loaded(reg, why, err);
+  }
+  return rc;
+}
+
 int khost__runner_validate(const khost__options *o, const khost__registry *reg, const khost__suite *suite,
                            khost__err *err)
 {
   int rc = check_name(reg, "reference backend", o->reference, err);
   if (rc == KHOST__OK) rc = check_oracle(reg, o->reference, suite, err);
-  for (const char *p = o->backends; p && *p && rc == KHOST__OK;) {
-    const char *end = strchr(p, ',');
-    char name[128];
-    snprintf(name, sizeof name, "%.*s", (int)(end ? end - p : (long)strlen(p)), p);
-    rc = check_name(reg, "backend", name, err);
-    p = end ? end + 1 : NULL;
-  }
+  if (rc == KHOST__OK && o->backends) rc = check_backends(reg, o->backends, err);
   if (rc == KHOST__OK && o->baseline) {
     char name[128];
     int device;
@@ -101,7 +107,8 @@ int khost__runner_validate(const khost__options *o, const khost__registry *reg, 
 
 static int wanted(const khost__options *o, const char *name, const char *baseline)
 {
-  return !o->backends || in_list(o->backends, name) || !strcmp(name, baseline) || !strcmp(name, o->reference);
+  return !o->backends || khost__list_has(o->backends, name) || !strcmp(name, baseline) ||
+         !strcmp(name, o->reference);
 }
 
 static void describe_row(const case_run *r, int s)

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "buffers.h"
+#include "list.h"
 
 #ifndef KHOST_SUITE_SOURCE_DIR
 #error "meson must define KHOST_SUITE_SOURCE_DIR (the source tree's suites/ folder)"
@@ -438,24 +439,10 @@ int khost__suite_find(const char *name_or_path, char *path_out, size_t n, khost_
 
 /* Copies the next comma-separated item of *csv, blanks trimmed, into item and
  * moves past it; empty items are skipped. False when none is left. */
-static bool next_item(const char **csv, char *item, size_t n)
-{
-  while (**csv) {
-    const char *start = *csv + strspn(*csv, " \t");
-    size_t len = strcspn(start, ",");
-    *csv = start + len + (start[len] == ',');
-    while (len > 0 && (start[len - 1] == ' ' || start[len - 1] == '\t')) len--;
-    if (len == 0) continue;
-    snprintf(item, n, "%.*s", (int)len, start);
-    return true;
-  }
-  return false;
-}
-
 static bool matches_any(const char *csv, const char *name)
 {
   char item[256];
-  while (next_item(&csv, item, sizeof item))
+  while (khost__list_next(&csv, item, sizeof item))
     if (fnmatch(item, name, 0) == 0) return true;
   return false;
 }
@@ -468,7 +455,7 @@ static bool keeps(const khost__case *c, const char *ops_csv, const char *cases_c
 static int check_op_patterns(const char *ops_csv, khost__err *err)
 {
   char item[256];
-  while (ops_csv && next_item(&ops_csv, item, sizeof item)) {
+  while (ops_csv && khost__list_next(&ops_csv, item, sizeof item)) {
     const khost__op *const *op = khost__catalog_ops();
     while (*op && fnmatch(item, (*op)->name, 0) != 0) op++;
     if (!*op)
@@ -481,7 +468,7 @@ static int check_op_patterns(const char *ops_csv, khost__err *err)
 static int check_case_patterns(const khost__suite *s, const char *cases_csv, khost__err *err)
 {
   char item[256];
-  while (cases_csv && next_item(&cases_csv, item, sizeof item)) {
+  while (cases_csv && khost__list_next(&cases_csv, item, sizeof item)) {
     int i = 0;
     while (i < s->ncases && fnmatch(item, s->cases[i].name, 0) != 0) i++;
     if (i < s->ncases) continue;

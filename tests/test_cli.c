@@ -151,6 +151,32 @@ Test(cli, bad_values_are_refused_with_the_rule)
   }
 }
 
+/* Each value alone is fine; together they cannot work. */
+Test(cli, flags_that_cannot_work_together_are_refused)
+{
+  static struct {
+    const char *argv[5], *message;
+  } cases[] = {
+      /* The warm-up sends no sign of life, so the worker would be killed as hung. */
+      {{"khost", "--warmup", "60"}, "--warmup 60 s must be shorter than --timeout 60 s"},
+      {{"khost", "--warmup", "2", "--timeout", "1.5"}, "--warmup 2 s must be shorter than --timeout 1.5 s"},
+      /* One report would replace the other. */
+      {{"khost", "--json", "out", "--csv", "out"}, "--json and --csv name the same file 'out'"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    khost__options o;
+    khost__err err;
+    int argc = 0;
+    while (argc < 5 && cases[i].argv[argc]) argc++;
+    cr_expect_eq(parse(&o, &err, argc, cases[i].argv), KHOST__E_CONFIG, "%s", cases[i].message);
+    cr_expect(strstr(err.msg, cases[i].message), "'%s' lacks '%s'", err.msg, cases[i].message);
+  }
+  khost__options o;
+  khost__err err;
+  const char *fine[] = {"khost", "--warmup", "59.9", "--json", "out.json", "--csv", "out.csv"};
+  cr_expect_eq(parse(&o, &err, 7, fine), KHOST__OK, "%s", err.msg);
+}
+
 Test(cli, unknown_flags_missing_values_and_stray_arguments)
 {
   static const struct {

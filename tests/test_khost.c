@@ -650,6 +650,8 @@ Test(backends, unknown_backend_or_baseline_exits_2_listing_loaded_backends)
     const char *flag, *value, *message;
   } cases[] = {
       {"--backends", "fault_free,nope", "unknown backend 'nope'"},
+      {"--backends", " , ", "--backends ' , ' names no backend"},
+      {"--backends", "", "--backends '' names no backend"},
       {"--baseline", "nope", "unknown baseline backend 'nope'"},
       {"--reference", "nope", "unknown reference backend 'nope'"},
   };
@@ -683,8 +685,9 @@ Test(backends, a_reference_without_a_cpu_kernel_for_a_selected_op_exits_2)
 Test(backends, backends_selects_plugins_and_the_reference_always_runs)
 {
   outcome o;
+  /* Read as --op and --case are: blanks around a name and empty items do not count. */
   KHOST(&o, FAST, "--case", COPY_CASE, "--plugin", "@fault_free.so", "--plugin", "@fault_status.so",
-        "--backends", "fault_free");
+        "--backends", " fault_free ,");
   cr_assert_eq(o.status, 0, "the erroring plugin was not selected, so nothing fails; stdout:\n%s", o.out);
   expect_row(&o, COPY_CASE, "reference", "PASS");
   expect_row(&o, COPY_CASE, "fault_free", "PASS");
