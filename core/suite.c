@@ -42,6 +42,7 @@ typedef struct parser {
   unsigned *keys; /* per case, the KEY_* and parameter bits it has set */
   int ncases, capacity;
   int error_line; /* of the earliest error recorded, else 0 */
+  int read_errno; /* why getline failed before the end of the file, else 0 */
   int status;
   khost__err *err;
 } parser;
@@ -101,6 +102,29 @@ static bool header_tail_ok(const char *after)
   return *after == '\0' || *after == ';' || *after == '#';
 }
 
+/* The first '=' or ':' of a line by inih's rule (before any inline comment, a ';'
+ * after a blank), else '\0'. inih takes either as a key's separator. */
+static char key_separator(const char *s)
+{
+  for (const char *c = s; *c && *c != '\n'; c++) {
+    if (*c == '=' || *c == ':') return *c;
+    if (*c == ';' && c > s && isspace((unsigned char)c[-1])) return '\0';
+  }
+  return '\0';
+}
+
+/* Why a line that is no [case] header cannot be one of a suite, else NULL: it
+ * must be blank, a comment or key = value. inih's own syntax errors come only at
+ * its end, so an endless stream of them (khost --suite /dev/urandom) is caught
+ * here, line by line. A ':' separator works in inih but is no suite syntax. */
+static const char *line_error(const char *start)
+{
+  if (*start == '\n' || *start == '\0' || *start == ';' || *start == '#' || *start == '[') return NULL;
+  char sep = key_separator(start);
+  if (sep == ':') return "'key: value' is not suite syntax: write key = value";
+  return sep ? NULL : "syntax error: expected a [case] header, key = value, or a comment";
+}
+
 /* getline's line as inih would see it with LF endings: the '\r' of a CRLF file
  * counts against no limit and reaches no value. */
 static void drop_cr(char *line)
@@ -110,22 +134,30 @@ static void drop_cr(char *line)
 }
 
 /* inih's reader. It hands over exactly one physical line per call, so inih's line
- * numbers and ours agree, and strips leading blanks: this inih build would join an
- * indented line to the previous value (multi-line values), which a suite never
- * means. It also notes [section] headers, which inih does not pass to handlers. */
+ * numbers and ours agree, and strips leading white space as inih does (form feeds
+ * too): this inih build would join an indented line to the previous value
+ * (multi-line values), which a suite never means. It also notes [section]
+ * headers, which inih does not pass to handlers. After the first error it ends
+ * the file: every earlier error has been seen by then. */
 static char *read_line(char *str, int num, void *stream)
 {
   parser *p = stream;
+  if (p->error_line) return NULL;
+  errno = 0;
   ssize_t got = getline(&p->line, &p->line_capacity, p->file);
-  if (got < 0) return NULL;
+  if (got < 0) {
+    if (!feof(p->file)) p->read_errno = errno ? errno : EIO;
+    return NULL;
+  }
   p->lineno++;
   /* The string functions below would stop at a NUL and take the rest of the line for gone. */
   bool has_nul = memchr(p->line, '\0', (size_t)got) != NULL;
   drop_cr(p->line);
   const char *start = p->line;
   if (p->lineno == 1 && strncmp(start, "\xEF\xBB\xBF", 3) == 0) start += 3; /* UTF-8 BOM */
-  start += strspn(start, " \t");
+  while (*start != '\n' && isspace((unsigned char)*start)) start++;
   const char *end = header_end(start);
+  const char *bad = end ? NULL : line_error(start);
   if (has_nul) {
     fail(p, p->lineno, KHOST__E_CONFIG, "line holds a NUL byte (a suite is a text file)");
     start = "\n";
@@ -141,6 +173,9 @@ static char *read_line(char *str, int num, void *stream)
   } else if (end) {
     if (p->header_line) fail(p, p->header_line, KHOST__E_CONFIG, "case has no keys (it needs op = OP)");
     p->header_line = p->lineno;
+  } else if (bad) {
+    fail(p, p->lineno, KHOST__E_CONFIG, "%s", bad);
+    start = "\n";
   }
   strcpy(str, start);
   return str;
@@ -298,13 +333,18 @@ static int parse(parser *p)
 {
   int line = ini_parse_stream(read_line, p, on_key, p);
   /* A suite that cannot be read (a folder, say) is the user's input: exit 2. */
-  if (ferror(p->file))
+  if (p->read_errno == ENOMEM)
+    return khost__errorf(p->err, KHOST__E_NOMEM, "%s:%d: out of memory reading the line", p->path,
+                         p->lineno + 1);
+  if (ferror(p->file) || p->read_errno)
     return khost__errorf(p->err, KHOST__E_CONFIG, "%s:%d: cannot read: %s", p->path, p->lineno + 1,
-                         strerror(errno));
+                         strerror(p->read_errno ? p->read_errno : errno));
   if (line < 0) return khost__errorf(p->err, KHOST__E_NOMEM, "%s: out of memory while parsing", p->path);
   if (line > 0)
     fail(p, line, KHOST__E_CONFIG, "syntax error: expected a [case] header, key = value, or a comment");
-  if (p->header_line) fail(p, p->header_line, KHOST__E_CONFIG, "case has no keys (it needs op = OP)");
+  /* A case cut short by an error on its next lines is not a case without keys. */
+  if (p->header_line && !p->error_line)
+    fail(p, p->header_line, KHOST__E_CONFIG, "case has no keys (it needs op = OP)");
   if (p->error_line) return p->status;
   if (p->ncases == 0)
     return khost__errorf(p->err, KHOST__E_CONFIG, "%s: no cases (a case is a [name] section with op = OP)",

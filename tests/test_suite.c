@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "suite.h"
@@ -183,6 +184,12 @@ static const bad_file bad_files[] = {
     {"bad_int64_min.ini", 4, "case a: m = '-9223372036854775808' is not an integer in -(2^63-1)..2^63-1"},
     {"bad_tolerance_underflow.ini", 6,
      "case a: atol = '1e-400' is not a finite number >= 0 (in double range)"},
+    /* inih takes ':' too; a suite is key = value only. */
+    {"bad_key_colon.ini", 2, "'key: value' is not suite syntax: write key = value"},
+    /* Leading white space is skipped as inih skips it: [c] is a header, so [b] has no keys. */
+    {"bad_form_feed_header.ini", 6, "case has no keys (it needs op = OP)"},
+    /* ... and the key after a vertical tab is n, not a continuation of m's value. */
+    {"bad_vertical_tab_key.ini", 4, "case a: n = 'x' is not an integer"},
 };
 
 Test(suite_load, refuses_bad_files_with_file_line_and_reason)
@@ -200,6 +207,32 @@ Test(suite_load, refuses_bad_files_with_file_line_and_reason)
     cr_expect_eq(s.ncases, 0, "%s", bad->file);
     cr_expect_null(s.cases, "%s", bad->file);
   }
+}
+
+/* Reading stops at the first error: a stream of bad lines with no end is refused
+ * at its first line rather than read for ever. */
+Test(suite_load, an_endless_stream_of_bad_lines_is_refused_at_the_first, .timeout = 10)
+{
+  int fds[2];
+  cr_assert_eq(pipe(fds), 0);
+  pid_t writer = fork();
+  cr_assert_geq(writer, 0);
+  if (writer == 0) {
+    close(fds[0]);
+    while (write(fds[1], "y\n", 2) == 2) {
+    }
+    _exit(0);
+  }
+  close(fds[1]);
+  char path[64];
+  snprintf(path, sizeof path, "/dev/fd/%d", fds[0]);
+  khost__suite s;
+  khost__err err = {{0}};
+  cr_expect_eq(khost__suite_load(path, &s, &err), KHOST__E_CONFIG);
+  cr_expect(strstr(err.msg, ":1: syntax error"), "%s", err.msg);
+  close(fds[0]);
+  kill(writer, SIGKILL);
+  waitpid(writer, NULL, 0);
 }
 
 Test(suite_load, a_file_without_cases_is_refused)
