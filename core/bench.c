@@ -106,8 +106,9 @@ int khost__samples_summarize(const khost__samples *s, khost__timing *t)
   t->mean = s->sum / s->n;
   double squares = 0;
   for (int i = 0; i < s->n; i++) squares += (s->v[i] - t->mean) * (s->v[i] - t->mean);
-  t->stddev = s->n > 1 ? sqrt(squares / (s->n - 1)) : 0;
-  t->noise = s->n > 1 && t->mean > 0 ? 100.0 * t->stddev / sqrt((double)s->n) / t->mean : 0;
+  /* One sample has no spread: NaN, which the reports show as none, not as a perfect 0. */
+  t->stddev = s->n > 1 ? sqrt(squares / (s->n - 1)) : NAN;
+  t->noise = s->n > 1 && t->mean > 0 ? 100.0 * t->stddev / sqrt((double)s->n) / t->mean : NAN;
   free(sorted);
   return KHOST__OK;
 }

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <string.h>
 
 /* Column names, in the order khost__csv_write_row writes the fields. */
@@ -49,11 +50,12 @@ static void text(line *l, const char *s, size_t size)
 }
 #define TEXT(l, field) text((l), (field), sizeof(field))
 
-/* An empty field when the row has no such value (not timed, not checked, not comparable). */
+/* An empty field when the row has no such value (not timed, not checked, not
+ * comparable, no spread in one sample). */
 static void number(line *l, double v, int known)
 {
   separate(l);
-  if (known) fprintf(l->f, "%.15g", v);
+  if (known && isfinite(v)) fprintf(l->f, "%.15g", v);
 }
 
 static void integer(line *l, uint64_t v)

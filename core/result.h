@@ -41,7 +41,7 @@ typedef struct khost__check_stats {
 typedef struct khost__timing {
   uint32_t samples;
   double median, mean, min, max, stddev;
-  double noise;       /* relative standard error of the mean, in percent */
+  double noise;       /* relative standard error of the mean, in percent; NaN (as stddev) for one sample */
   double sm_mhz;      /* median SM clock of the kept samples; 0 when unknown (CPU) */
   uint32_t throttled; /* samples discarded for an SM clock under the --throttle floor */
   double sm_mhz_min;  /* the lowest SM clock of the kept samples; 0 when unknown */

@@ -317,18 +317,19 @@ static int run_workers(case_run *r, khost__device_info *known, khost__err *err)
 }
 
 /* The baseline row of the case: --baseline NAME[:DEV], else the reference plugin.
- * Without a device, on the GPU when the run has one (peak > 0) and the plugin
- * has a CUDA kernel for the op, else on the CPU: one rule for every case, never a
+ * Without a device, on the GPU when the run has one (a worker brought it up,
+ * whether or not its copy bandwidth could be measured) and the plugin has a
+ * CUDA kernel for the op, else on the CPU: one rule for every case, never a
  * fallback to the other device when that row did not pass (speedups over a GPU
  * kernel and over a CPU oracle do not mix in one mean). -1 when there is none. */
-static int baseline_slot(const case_run *r, double peak)
+static int baseline_slot(const case_run *r, int gpu)
 {
   char name[128];
   int device = 0, has_cuda = 0;
   split_baseline(r->o->baseline ? r->o->baseline : r->o->reference, name, sizeof name, &device);
   for (int s = 0; s < r->nslots; s++)
     has_cuda |= !strcmp(r->rows[s].backend, name) && r->slots[s].device_type == KHOST_DEVICE_CUDA;
-  if (!device) device = peak > 0 && has_cuda ? KHOST_DEVICE_CUDA : KHOST_DEVICE_CPU;
+  if (!device) device = gpu && has_cuda ? KHOST_DEVICE_CUDA : KHOST_DEVICE_CPU;
   for (int s = 0; s < r->nslots; s++) {
     const khost__row *row = &r->rows[s];
     if (!strcmp(row->backend, name) && r->slots[s].device_type == device)
@@ -337,9 +338,9 @@ static int baseline_slot(const case_run *r, double peak)
   return -1;
 }
 
-static void derive(case_run *r, double peak)
+static void derive(case_run *r, double peak, int gpu)
 {
-  int base = baseline_slot(r, peak);
+  int base = baseline_slot(r, gpu);
   for (int s = 0; s < r->nslots; s++) {
     khost__row *row = &r->rows[s];
     double t = row->time.median;
@@ -377,7 +378,7 @@ int khost__run_suite(const khost__options *o, const khost__registry *reg, const 
       if (r.have_device) device_info = r.device, have_device = 1;
       device_info.peak_gbps = known.peak_gbps;
       device_info.empty_call_s = known.empty_call_s;
-      derive(&r, known.peak_gbps);
+      derive(&r, known.peak_gbps, have_device);
       for (int s = 0; s < r.nslots; s++) *failed |= is_failure(r.rows[s].status);
       rc = done(ctx, r.rows, r.nslots, have_device ? &device_info : NULL, err);
     }

@@ -1,6 +1,7 @@
 #include "table.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -68,7 +69,7 @@ static void fill_cells(const khost__row *r, char (*c)[CELL])
   }
   if (r->time.samples > 0) {
     khost__format_seconds(r->time.median, c[COL_TIME], CELL);
-    snprintf(c[COL_NOISE], CELL, "%.1f%%", r->time.noise);
+    if (isfinite(r->time.noise)) snprintf(c[COL_NOISE], CELL, "%.1f%%", r->time.noise);
     if (r->time.sm_mhz > 0) snprintf(c[COL_CLOCK], CELL, "%.0f", r->time.sm_mhz);
   }
   if (r->bytes > 0 && r->gbps > 0) three_digits(c[COL_GBPS], r->gbps);

@@ -2,6 +2,7 @@
  * fields for values a row does not have, and reported write failures. */
 #include <criterion/criterion.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,6 +177,21 @@ Test(csv, missing_values_are_empty_fields)
   char value[600];
   cr_expect_str_eq(value_of(text, "status", value, sizeof value), "TIMEOUT");
   cr_expect_str_eq(value_of(text, "samples", value, sizeof value), "0");
+  free(text);
+}
+
+/* One sample has no spread: none is written, rather than a perfect 0. */
+Test(csv, a_single_sample_has_no_stddev_or_noise)
+{
+  khost__row row = sample_row();
+  row.time.samples = 1;
+  row.time.stddev = NAN;
+  row.time.noise = NAN;
+  char *text = render(&row);
+  char value[600];
+  cr_expect_str_eq(value_of(text, "stddev_s", value, sizeof value), "");
+  cr_expect_str_eq(value_of(text, "noise_pct", value, sizeof value), "");
+  cr_expect_str_eq(value_of(text, "median_s", value, sizeof value), "0.00125");
   free(text);
 }
 

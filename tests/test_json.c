@@ -302,6 +302,24 @@ Test(json, untimed_row_has_null_times)
   khost__json_free(w);
 }
 
+/* One sample has no spread: null, not a perfect 0. */
+Test(json, a_single_sample_has_null_stddev_and_noise)
+{
+  khost__json_writer *w = open_ok();
+  khost__row row = sample_row("once", KHOST__ROW_PASS, 2.5, 0);
+  row.time.samples = 1;
+  row.time.stddev = NAN;
+  row.time.noise = NAN;
+  append_ok(w, &row);
+  json_t *doc = load();
+  json_t *r = json_array_get(field(doc, "rows"), 0);
+  cr_expect(json_is_null(field(r, "time.stddev_s")));
+  cr_expect(json_is_null(field(r, "time.noise_pct")));
+  cr_expect_float_eq(json_real_value(field(r, "time.median_s")), 2.5, 1e-12);
+  json_decref(doc);
+  khost__json_free(w);
+}
+
 /* Messages may quote a plugin's bytes; invalid UTF-8 must not break the document. */
 Test(json, invalid_utf8_text_stays_valid)
 {

@@ -187,6 +187,19 @@ Test(table, untimed_and_unchecked_cells_show_a_dash)
   free(text);
 }
 
+Test(table, a_single_sample_shows_no_noise)
+{
+  khost__row row = make_row("c1", "once", KHOST__ROW_PASS, 1.5, 0);
+  row.time.samples = 1;
+  row.time.noise = NAN;
+  char *text = render(NULL, &row, 1, NULL);
+  char line[512];
+  find_line(text, "  once", line, sizeof line);
+  cr_expect_null(strstr(line, "nan"), "%s", line);
+  cr_expect_not_null(strstr(line, " 1.50 s      -  "), "the time, then no noise: %s", line);
+  free(text);
+}
+
 Test(table, every_status_with_its_details)
 {
   khost__row rows[6] = {
