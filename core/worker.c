@@ -240,24 +240,33 @@ static int checked_call(worker *w, int s, khost__call *call, const char *phase)
   return 0;
 }
 
+/* init() once per plugin, then the call's preparation. Returns 0 when the call is
+ * ready, KHOST__WORKER_RESTART when the plugin's code broke the CUDA context, else
+ * a failure (the row says which). */
 static int prepare_slot(worker *w, int s, khost__case_data *d)
 {
   khost__err err;
   const khost__slot *slot = &w->job->slots[s];
+  int rc = KHOST__E_FAIL;
   announce(w, s, "init");
   if (!plugin_ready(w, slot->plugin)) {
     settle(w, s, KHOST__ROW_ERROR, "init failed: %.400s", w->plugin_why[slot->plugin]);
-    return KHOST__E_FAIL;
+  } else {
+    announce(w, s, "prepare");
+    rc = khost__call_prepare(&w->calls[s], slot_kernel(w, s), d, w->job->o->threads, w->job->o->device, &err);
+    if (rc == KHOST__CALL_DECLINED)
+      settle(w, s, KHOST__ROW_SKIP, "%s", err.msg);
+    else if (rc != KHOST__OK)
+      settle(w, s, KHOST__ROW_ERROR, "%s", err.msg);
+    else
+      memcpy(w->rows[s].variant, w->calls[s].variant, sizeof w->rows[s].variant);
   }
-  announce(w, s, "prepare");
-  int rc =
-      khost__call_prepare(&w->calls[s], slot_kernel(w, s), d, w->job->o->threads, w->job->o->device, &err);
-  if (rc == KHOST__CALL_DECLINED)
-    settle(w, s, KHOST__ROW_SKIP, "%s", err.msg);
-  else if (rc != KHOST__OK)
-    settle(w, s, KHOST__ROW_ERROR, "%s", err.msg);
-  else
-    memcpy(w->rows[s].variant, w->calls[s].variant, sizeof w->rows[s].variant);
+  /* init(), supports(), workspace_size() and describe() may have left faulting work
+   * on the device: found now, it is this plugin's, not the next backend's. */
+  if (device_settled(w, s, &err) != KHOST__OK) {
+    settle(w, s, KHOST__ROW_CRASH, "CUDA error after the plugin's init and preparation: %s", err.msg);
+    return KHOST__WORKER_RESTART;
+  }
   return rc;
 }
 
@@ -265,8 +274,9 @@ static int prepare_slot(worker *w, int s, khost__case_data *d)
  * stream-escape check. The call stays prepared for timing when it passes. */
 static int first_pass(worker *w, int s, khost__case_data *d)
 {
-  if (prepare_slot(w, s, d) != KHOST__OK) return 0;
-  int rc = checked_call(w, s, &w->calls[s], "check");
+  int rc = prepare_slot(w, s, d);
+  if (rc != KHOST__OK) return rc == KHOST__WORKER_RESTART ? rc : 0;
+  rc = checked_call(w, s, &w->calls[s], "check");
   if (rc != 0) return rc;
   if (khost__dump_outputs(w->job->o, d, &w->calls[s],
                           w->job->reg->plugins[w->job->slots[s].plugin].desc->name))

@@ -1729,6 +1729,29 @@ Test(isolation, a_killed_khost_takes_its_worker_with_it)
 TestSuite(gpu_faults, .init = make_scratch, .fini = remove_scratch, .timeout = 180);
 
 /* The GPU-specific faults in one run, next to passing rows. Skips where there is no GPU. */
+/* A plugin whose supports() queues a faulting kernel breaks the context outside any
+ * call: its row is the CRASH, and the backend after it, in a fresh worker, passes. */
+Test(gpu_faults, a_fault_left_by_a_plugin_s_preparation_is_blamed_on_it)
+{
+  char why[512];
+  if (!khost__cuda_available(0, why, sizeof why)) SKIP_TEST("%s", why);
+  char *json = scratch_path("gpu_prepare_fault.json");
+  outcome o;
+  KHOST(&o, FAST, "--case", COPY_CASE, "--plugin", "@fault_cuda_supports_faults.so", "--plugin",
+        "@fault_cuda_free.so", "--backends", "reference,fault_cuda_supports_faults,fault_cuda_free", "--json",
+        json);
+  cr_expect_eq(o.status, 1, "exit %d; stderr:\n%s", o.status, o.err);
+  expect_row(&o, COPY_CASE, "fault_cuda_supports_faults", "CRASH");
+  expect_row(&o, COPY_CASE, "fault_cuda_free", "PASS");
+  json_t *doc = load_json(json);
+  const char *message = json_text(json_row(doc, COPY_CASE, "fault_cuda_supports_faults"), "message");
+  cr_expect_not_null(strstr(message, "after the plugin's init and preparation"), "%s", message);
+  cr_expect_not_null(strstr(message, "cudaErrorIllegalAddress"), "%s", message);
+  json_decref(doc);
+  free_outcome(&o);
+  free(json);
+}
+
 Test(gpu_faults, each_cuda_fault_is_caught_and_the_rest_still_pass)
 {
   char why[512];

@@ -75,8 +75,20 @@ static int run(const khost_input *in)
   return e == cudaSuccess ? KHOST_STATUS_OK : fail(in, e, __LINE__);
 }
 
+#ifdef FAULT_SUPPORTS_FAULTS
+/* Says yes, after queueing a kernel that writes to an unmapped address: the fault
+ * lands outside any call, and is this plugin's, not the next backend's. */
+static int supports(const khost_input *in)
+{
+  launch(in, (cudaStream_t)in->stream, (unsigned short *)(uintptr_t)64, 0);
+  return KHOST_STATUS_OK;
+}
+#else
+#define supports NULL
+#endif
+
 static const khost_kernel kernel = {
-    sizeof(khost_kernel), "copy_transpose", KHOST_DEVICE_CUDA, run, NULL, NULL};
+    sizeof(khost_kernel), "copy_transpose", KHOST_DEVICE_CUDA, run, supports, NULL};
 static const khost_kernel *const kernels[] = {&kernel};
 static const khost_plugin descriptor = {KHOST_PLUGIN_MAGIC,
                                         KHOST_ABI_MAJOR,
