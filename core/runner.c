@@ -248,8 +248,10 @@ static int listen(case_run *r, khost__child *child, khost__device_info *known)
     settled++;
   }
   /* With no backend to blame: a worker that ended before its first row, or in
-   * khost's own work (input generation), would end the same way again. */
-  if (!culprit && any_pending(r) && (!settled || current == KHOST__NO_SLOT)) {
+   * khost's own work (input generation), would end the same way again. One that
+   * stopped for a restart after a CUDA error has sent its rows: the rest run again. */
+  int restart = end.exited && end.exit_code == KHOST__WORKER_RESTART;
+  if (!culprit && !restart && any_pending(r) && (!settled || current == KHOST__NO_SLOT)) {
     char message[256];
     if (got < 0)
       snprintf(message, sizeof message, "the worker was silent for longer than --timeout %g s during %s",

@@ -99,7 +99,8 @@ want = {"fault_free": "PASS", "fault_segv": "CRASH", "fault_abort": "CRASH", "fa
         "fault_lazy": "FAIL", "fault_cuda_free": "PASS", "fault_cuda_no_write": "FAIL",
         "fault_cuda_other_stream": "ERROR", "fault_cuda_captured_once": "PASS", "fault_cuda_illegal_address": "CRASH", "fault_cuda_write_past_end": "FAIL",
         "fault_no_write": "FAIL", "fault_skip_last": "FAIL", "fault_write_past_end": "FAIL", "fault_mutate_input": "ERROR", "fault_mutate_late": "ERROR",
-        "fault_describe_fails": "ERROR", "fault_supports_fails": "ERROR",
+        "fault_describe_fails": "ERROR", "fault_supports_fails": "ERROR", "fault_mutate_status": "ERROR",
+        "fault_segv_fresh": "CRASH", "fault_cuda_supports_faults": "CRASH",
         "reference": "PASS"}
 rows = json.load(open(sys.argv[1]))["rows"]
 bad = [(r["case"], r["backend"], r["device"], r["status"]) for r in rows
