@@ -18,6 +18,9 @@
  * is fine; retry with fewer calls. Outside the range of error.h's codes. */
 enum { KHOST__CUDA_DISCARDED = 16 };
 
+/* Tries a sample gets before a discarded one is an error (timed calls and the device measurements alike). */
+#define KHOST__CUDA_SAMPLE_TRIES 3
+
 /* What khost reports about the device. Plain value. */
 typedef struct khost__device_info {
   char name[128];

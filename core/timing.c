@@ -44,7 +44,7 @@ static int sample_once(khost__timer *t, double *seconds, double *sm_mhz, khost__
     return status == KHOST_STATUS_OK ? KHOST__OK : kernel_failure(t->call, status, err);
   }
   /* A discarded sample (the launch queue stalled behind the blocking kernel) is retried, never kept. */
-  for (int attempt = 0; attempt < 3; attempt++) {
+  for (int attempt = 0; attempt < KHOST__CUDA_SAMPLE_TRIES; attempt++) {
     rc = t->graph ? khost__cuda_graph_time(t->graph, !t->o->hot, seconds, sm_mhz, err)
                   : khost__cuda_time(invoke, t->call, 0, 1, !t->o->hot, seconds, sm_mhz, &status, err);
     if (rc != KHOST__CUDA_DISCARDED) break;
