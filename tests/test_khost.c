@@ -355,6 +355,17 @@ static const char *json_text(json_t *obj, const char *key)
   return s ? s : "";
 }
 
+/* The JSON row of backend on case_name has status and a message holding part. */
+static void expect_json_row(json_t *doc, const char *case_name, const char *backend, const char *status,
+                            const char *part)
+{
+  json_t *row = json_row(doc, case_name, backend);
+  cr_assert_not_null(row, "%s: no JSON row", backend);
+  cr_expect_str_eq(json_text(row, "status"), status, "%s", backend);
+  cr_expect_not_null(strstr(json_text(row, "message"), part), "%s: '%s' lacks '%s'", backend,
+                     json_text(row, "message"), part);
+}
+
 /* khost on COPY_CASE with `flag value` must stop before running anything: exit 2, message on stderr. */
 static void expect_refused_before_running(const char *flag, const char *value, const char *message)
 {
@@ -1236,20 +1247,10 @@ Test(faults, an_oracle_crashing_on_a_fresh_trial_leaves_the_rows_already_final_a
         "--backends", "fault_free,fault_decline,fault_status", "--json", json);
   cr_expect_eq(o.status, 1, "exit %d; stderr:\n%s", o.status, o.err);
   json_t *doc = load_json(json);
-  json_t *decline = json_row(doc, COPY_CASE, "fault_decline");
-  cr_expect_str_eq(json_text(decline, "status"), "SKIP");
-  cr_expect_not_null(strstr(json_text(decline, "message"), "fault plugin declines every shape"), "%s",
-                     json_text(decline, "message"));
-  json_t *status = json_row(doc, COPY_CASE, "fault_status");
-  cr_expect_str_eq(json_text(status, "status"), "ERROR");
-  cr_expect_not_null(strstr(json_text(status, "message"), "fault plugin reports failure on purpose"),
-                     "message: %s", json_text(status, "message"));
-  json_t *free_row = json_row(doc, COPY_CASE, "fault_free");
-  cr_expect_str_eq(json_text(free_row, "status"), "ERROR");
-  cr_expect_not_null(strstr(json_text(free_row, "message"), "signal 11"), "%s",
-                     json_text(free_row, "message"));
-  cr_expect_not_null(strstr(json_text(free_row, "message"), "during reference, trial 1/1"), "%s",
-                     json_text(free_row, "message"));
+  expect_json_row(doc, COPY_CASE, "fault_decline", "SKIP", "fault plugin declines every shape");
+  expect_json_row(doc, COPY_CASE, "fault_status", "ERROR", "fault plugin reports failure on purpose");
+  expect_json_row(doc, COPY_CASE, "fault_free", "ERROR", "signal 11");
+  expect_json_row(doc, COPY_CASE, "fault_free", "ERROR", "during reference, trial 1/1");
   json_decref(doc);
   free_outcome(&o);
   free(json);
@@ -1744,9 +1745,9 @@ Test(gpu_faults, a_fault_left_by_a_plugin_s_preparation_is_blamed_on_it)
   expect_row(&o, COPY_CASE, "fault_cuda_supports_faults", "CRASH");
   expect_row(&o, COPY_CASE, "fault_cuda_free", "PASS");
   json_t *doc = load_json(json);
-  const char *message = json_text(json_row(doc, COPY_CASE, "fault_cuda_supports_faults"), "message");
-  cr_expect_not_null(strstr(message, "after the plugin's init and preparation"), "%s", message);
-  cr_expect_not_null(strstr(message, "cudaErrorIllegalAddress"), "%s", message);
+  expect_json_row(doc, COPY_CASE, "fault_cuda_supports_faults", "CRASH",
+                  "after the plugin's init and preparation");
+  expect_json_row(doc, COPY_CASE, "fault_cuda_supports_faults", "CRASH", "cudaErrorIllegalAddress");
   json_decref(doc);
   free_outcome(&o);
   free(json);
