@@ -1216,13 +1216,13 @@ Test(faults, a_crashing_oracle_fails_every_row_of_the_case_with_its_signal)
   expect_oracle_failure("fault_segv", "the reference failed", "signal 11");
 }
 
-/* A worker silent past --timeout in khost's own work (here generating 256 MiB of
+/* A worker silent past --timeout in khost's own work (here generating 1 GiB of
  * inputs) has no backend to blame: every row is ERROR naming the phase, and the
  * case is not run again. */
 Test(faults, a_timeout_while_khost_generates_inputs_names_that_phase_and_blames_no_backend)
 {
   char *suite = scratch_path("big.ini");
-  write_file(suite, "[big]\nop = copy_transpose\ndtype = fp32\nm = 8192\nn = 8192\n");
+  write_file(suite, "[big]\nop = copy_transpose\ndtype = fp32\nm = 16384\nn = 16384\n");
   outcome o;
   KHOST(&o, FAST, "--suite", suite, "--timeout", "0.05", "--plugin", "@fault_free.so", "--reference",
         "fault_free", "--backends", "fault_free");
