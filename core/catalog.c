@@ -81,55 +81,14 @@ int64_t khost__case_param(const khost__case *c, const char *name)
   return c->params[i];
 }
 
-/* ---- dtypes ---- */
-
-typedef struct dtype_info {
-  const char *name;
-  khost_dtype abi; /* DLPack code, bits, lanes */
-} dtype_info;
-
-static const dtype_info dtypes[KHOST__DT_COUNT] = {
-    [KHOST__DT_FP16] = {"fp16", {KHOST_DTYPE_FLOAT, 16, 1}},
-    [KHOST__DT_BF16] = {"bf16", {KHOST_DTYPE_BFLOAT, 16, 1}},
-    [KHOST__DT_FP32] = {"fp32", {KHOST_DTYPE_FLOAT, 32, 1}},
-    [KHOST__DT_E4M3] = {"e4m3", {KHOST_DTYPE_FLOAT8_E4M3FN, 8, 1}},
-    [KHOST__DT_E2M1] = {"e2m1", {KHOST_DTYPE_FLOAT4_E2M1FN, 4, 1}},
-    [KHOST__DT_U8] = {"u8", {KHOST_DTYPE_UINT, 8, 1}},
-};
-
-const char *khost__dtype_name(khost__dtype_id id)
-{
-  return (unsigned)id < KHOST__DT_COUNT ? dtypes[id].name : "?";
-}
-
-int khost__dtype_parse(const char *s, khost__dtype_id *out)
-{
-  for (int i = 0; i < KHOST__DT_COUNT; i++) {
-    if (strcmp(dtypes[i].name, s) == 0) {
-      *out = (khost__dtype_id)i;
-      return 0;
-    }
-  }
-  return -1;
-}
-
-size_t khost__dtype_bits(khost__dtype_id id)
-{
-  return dtypes[id].abi.bits;
-}
-
-khost_dtype khost__dtype_abi(khost__dtype_id id)
-{
-  return dtypes[id].abi;
-}
-
 /* "fp16, bf16, fp32" for a mask, in dtype order. */
 static void dtype_mask_names(unsigned mask, char *buf, size_t n)
 {
   size_t used = 0;
   buf[0] = '\0';
   for (int i = 0; i < KHOST__DT_COUNT; i++) {
-    if (mask & (1u << i)) appendf(buf, n, &used, "%s%s", used ? ", " : "", dtypes[i].name);
+    if (mask & (1u << i))
+      appendf(buf, n, &used, "%s%s", used ? ", " : "", khost__dtype_name((khost__dtype_id)i));
   }
 }
 

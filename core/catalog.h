@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dtype.h"
 #include "error.h"
 #include "khost/plugin.h"
 
@@ -17,17 +18,6 @@
 
 /* The kinds of case parameters. DTYPE values are stored as khost__dtype_id. */
 typedef enum { KHOST__PARAM_INT, KHOST__PARAM_DTYPE } khost__param_kind;
-
-/* Element types a case may name (suite value on the right). */
-typedef enum {
-  KHOST__DT_FP16, /* "fp16" */
-  KHOST__DT_BF16, /* "bf16" */
-  KHOST__DT_FP32, /* "fp32" */
-  KHOST__DT_E4M3, /* "e4m3", only inside ops */
-  KHOST__DT_E2M1, /* "e2m1", only inside ops */
-  KHOST__DT_U8,   /* "u8", only inside ops */
-  KHOST__DT_COUNT
-} khost__dtype_id;
 
 /* One parameter's rule: an integer in [min, max] (multiple_of when > 1), or a
  * dtype among `dtypes` (a bit mask of 1u << khost__dtype_id). Static. */
@@ -104,12 +94,6 @@ const char *khost__catalog_names(void);
 int khost__op_param_index(const khost__op *op, const char *name);
 /* The value of parameter `name` of a case (must exist). */
 int64_t khost__case_param(const khost__case *c, const char *name);
-
-/* dtype helpers. */
-const char *khost__dtype_name(khost__dtype_id id);           /* "fp16", ... */
-int khost__dtype_parse(const char *s, khost__dtype_id *out); /* 0 when known */
-size_t khost__dtype_bits(khost__dtype_id id);
-khost_dtype khost__dtype_abi(khost__dtype_id id); /* DLPack-coded ABI dtype */
 
 /* A parameter value the suite did not give; khost__case_validate puts the default in. */
 #define KHOST__PARAM_UNSET INT64_MIN

@@ -5,18 +5,6 @@
 #include <string.h>
 
 #include "buffers.h"
-#include "formats.h"
-
-double khost__element_value(khost__dtype_id dtype, const void *data, size_t i)
-{
-  switch (dtype) {
-  case KHOST__DT_FP16: return khost__fp16_decode(((const uint16_t *)data)[i]);
-  case KHOST__DT_BF16: return khost__bf16_decode(((const uint16_t *)data)[i]);
-  case KHOST__DT_FP32: return ((const float *)data)[i];
-  case KHOST__DT_E4M3: return khost__e4m3_decode(((const uint8_t *)data)[i]);
-  default: return ((const uint8_t *)data)[i];
-  }
-}
 
 static int is_poison(size_t element_bytes, const void *data, size_t i)
 {
@@ -77,8 +65,8 @@ void khost__check_output(const khost__tensor_spec *spec, const void *got, const 
   /* No tolerance means bit-exact: -0 is not +0, and a NaN keeps its payload. */
   int exact = atol == 0 && rtol == 0;
   for (size_t i = 0; i < n; i++) {
-    double g = khost__element_value(spec->dtype, got, i);
-    double r = khost__element_value(spec->dtype, ref, i);
+    double g = khost__dtype_value(spec->dtype, got, i);
+    double r = khost__dtype_value(spec->dtype, ref, i);
     /* Poison is NaN, so an unwritten element would match a NaN reference
      * under tolerances; the oracle never leaves the pattern (worker.c), so no
      * correct element holds it. */

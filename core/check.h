@@ -21,9 +21,6 @@ size_t khost__count_poison(const khost__tensor_spec *spec, const void *data);
 /* Adds b into a (for ops with several outputs): counts add, maxima combine. */
 void khost__check_merge(khost__check_stats *a, const khost__check_stats *b);
 
-/* Element i of a float tensor of dtype as a double (fp16, bf16, fp32). */
-double khost__element_value(khost__dtype_id dtype, const void *data, size_t i);
-
 /* "name[row=3, col=7]" for flat index i of spec, into buf. */
 void khost__format_coords(const khost__tensor_spec *spec, uint64_t i, char *buf, size_t size);
 

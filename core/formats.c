@@ -83,6 +83,7 @@ typedef struct ieee_format {
 
 static const ieee_format fp16_format = {10, 5};
 static const ieee_format bf16_format = {7, 8};
+static const ieee_format e5m2_format = {2, 5}; /* fp8 e5m2 keeps IEEE's infinities and NaNs */
 
 static double ieee_decode(uint32_t bits, ieee_format f)
 {
@@ -162,6 +163,16 @@ double khost__bf16_decode(uint16_t h)
 uint16_t khost__bf16_encode(double x)
 {
   return (uint16_t)ieee_encode(x, bf16_format);
+}
+
+double khost__e5m2_decode(uint8_t code)
+{
+  return ieee_decode(code, e5m2_format);
+}
+
+double khost__e8m0_decode(uint8_t code)
+{
+  return code == 0xff ? NAN : ldexp(1.0, (int)code - 127);
 }
 
 float khost__fp32_encode(double x)

@@ -16,6 +16,12 @@ float khost__e4m3_decode(uint8_t code);
  * +-448 (0x7e/0xfe); NaN -> 0x7f. */
 uint8_t khost__e4m3_encode(double x);
 
+/* fp8 e5m2 (IEEE layout, bias 15): code -> exact value, infinities and NaNs included. */
+double khost__e5m2_decode(uint8_t code);
+
+/* e8m0 (MX scales): the power of two 2^(code - 127); 0xff is NaN. No sign, no zero. */
+double khost__e8m0_decode(uint8_t code);
+
 /* IEEE binary16: exact decode; encode rounds x (a double) to nearest even,
  * overflowing to infinity, keeping NaN a NaN. */
 double khost__fp16_decode(uint16_t h);

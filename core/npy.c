@@ -15,18 +15,13 @@
 #define ALIGN    64 /* numpy pads headers so that the data starts 64-byte aligned, ready to map */
 #define MAX_DIMS 32 /* numpy 1.x's limit, and what the header buffer is sized for */
 
-static const char *const descr_of[KHOST__DT_COUNT] = {
-    [KHOST__DT_FP16] = "<f2", [KHOST__DT_BF16] = "<u2", [KHOST__DT_FP32] = "<f4",
-    [KHOST__DT_E4M3] = "|u1", [KHOST__DT_E2M1] = "|u1", [KHOST__DT_U8] = "|u1",
-};
-
 int khost__npy_layout_of(khost__dtype_id dtype, int ndim, const int64_t *shape, khost__npy_layout *out,
                          khost__err *err)
 {
   if ((unsigned)dtype >= KHOST__DT_COUNT || ndim < 0 || ndim > KHOST_MAX_DIMS)
     return khost__errorf(err, KHOST__E_CONFIG, "npy: no layout for dtype %d with %d dimensions", (int)dtype,
                          ndim);
-  out->descr = descr_of[dtype];
+  out->descr = khost__dtype_npy_descr(dtype);
   out->ndim = ndim;
   memcpy(out->shape, shape, (size_t)ndim * sizeof *shape);
   if (dtype == KHOST__DT_E2M1) {

@@ -1,7 +1,6 @@
-/* Tests for core/catalog.c and the ops it registers: lookup, dtype helpers, size
- * arithmetic, parameter parsing and validation (every rule broken once, with its
- * exact message), defaults, tensor shapes and counts, and the input generators
- * (determinism, coverage of the fp4/fp8 codes, the swizzled scale layout). */
+/* Tests for core/catalog.c and the ops it registers: lookup, size arithmetic, parameter parsing and
+ * validation (every rule broken once, with its exact message), defaults, tensor shapes and counts, and the
+ * input generators (determinism, coverage of the fp4/fp8 codes, the swizzled scale layout). */
 #include <criterion/criterion.h>
 
 #include <math.h>
@@ -72,36 +71,6 @@ Test(catalog, finds_parameters_by_name)
   khost__case c = valid_case("nvfp4_gemv", SETTINGS("m=256", "k=512", "l=3"));
   cr_expect_eq(khost__case_param(&c, "k"), 512);
   cr_expect_eq(khost__case_param(&c, "l"), 3);
-}
-
-/* ---- dtypes ---- */
-
-typedef struct dtype_row {
-  khost__dtype_id id;
-  const char *name;
-  uint8_t code, bits;
-} dtype_row;
-
-Test(dtype, names_bits_and_dlpack_codes)
-{
-  static const dtype_row rows[] = {
-      {KHOST__DT_FP16, "fp16", 2, 16}, {KHOST__DT_BF16, "bf16", 4, 16}, {KHOST__DT_FP32, "fp32", 2, 32},
-      {KHOST__DT_E4M3, "e4m3", 10, 8}, {KHOST__DT_E2M1, "e2m1", 17, 4}, {KHOST__DT_U8, "u8", 1, 8},
-  };
-  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-    khost__dtype_id parsed;
-    khost_dtype abi = khost__dtype_abi(rows[i].id);
-    cr_expect_str_eq(khost__dtype_name(rows[i].id), rows[i].name);
-    cr_expect_eq(khost__dtype_parse(rows[i].name, &parsed), 0, "%s", rows[i].name);
-    cr_expect_eq(parsed, rows[i].id, "%s", rows[i].name);
-    cr_expect_eq(khost__dtype_bits(rows[i].id), rows[i].bits, "%s", rows[i].name);
-    cr_expect_eq(abi.code, rows[i].code, "%s", rows[i].name);
-    cr_expect_eq(abi.bits, rows[i].bits, "%s", rows[i].name);
-    cr_expect_eq(abi.lanes, 1, "%s", rows[i].name);
-  }
-  khost__dtype_id unused;
-  cr_expect_neq(khost__dtype_parse("fp8", &unused), 0);
-  cr_expect_neq(khost__dtype_parse("FP16", &unused), 0);
 }
 
 /* ---- sizes ---- */

@@ -1,4 +1,4 @@
-/* Tests for core/formats.c: every code of e2m1, e4m3fn, fp16 and bf16 decoded against
+/* Tests for core/formats.c: every code of e2m1, e4m3fn, e5m2, e8m0, fp16 and bf16 decoded against
  * an independent formula and round-tripped; rounding to nearest even at the ties,
  * saturation, subnormals and overflow; and random doubles against independent
  * encoders (the compiler's _Float16 conversion, and a search over all codes). */
@@ -183,6 +183,40 @@ static uint16_t fp16_bits_of(_Float16 h)
   uint16_t b;
   memcpy(&b, &h, sizeof b);
   return b;
+}
+
+/* ---- e5m2 and e8m0 (decode only) ---- */
+
+/* e5m2 by its definition: sign, 5 exponent bits (bias 15), 2 fraction bits; exponent
+ * 31 is infinity (fraction 0) or NaN. */
+static double e5m2_formula(unsigned code)
+{
+  unsigned e = (code >> 2) & 31, m = code & 3;
+  double mag = e == 31  ? (m ? NAN : INFINITY)
+               : e == 0 ? ldexp(m / 4.0, -14)
+                        : ldexp(1.0 + m / 4.0, (int)e - 15);
+  return (code & 0x80) ? -mag : mag;
+}
+
+Test(e5m2, decodes_every_code)
+{
+  for (unsigned c = 0; c < 256; c++) {
+    double got = khost__e5m2_decode((uint8_t)c), want = e5m2_formula(c);
+    if (isnan(want)) {
+      cr_expect(isnan(got), "code %#x is NaN", c);
+    } else {
+      cr_expect_eq(got, want, "code %#x: %a, want %a", c, got, want);
+    }
+  }
+  cr_expect_eq(khost__e5m2_decode(0x7b), 57344.0, "the largest finite value");
+}
+
+Test(e8m0, decodes_every_code_as_a_power_of_two)
+{
+  double want = 0x1p-127;
+  for (unsigned c = 0; c < 255; c++, want *= 2)
+    cr_expect_eq(khost__e8m0_decode((uint8_t)c), want, "code %u", c);
+  cr_expect(isnan(khost__e8m0_decode(0xff)), "0xff is NaN");
 }
 
 static _Float16 fp16_from_bits(uint16_t b)

@@ -73,6 +73,8 @@ typedef enum khost_dtype_code {
   KHOST_DTYPE_FLOAT = 2, /* IEEE binary16/32/64 by bits */
   KHOST_DTYPE_BFLOAT = 4,
   KHOST_DTYPE_FLOAT8_E4M3FN = 10,
+  KHOST_DTYPE_FLOAT8_E5M2 = 12,
+  KHOST_DTYPE_FLOAT8_E8M0FNU = 14, /* MX scales: unsigned powers of two */
   KHOST_DTYPE_FLOAT4_E2M1FN = 17
 } khost_dtype_code;
 
