@@ -65,7 +65,7 @@ static int ask_plugin(khost__call *k, size_t *workspace, khost__err *err)
   int rc = supports ? supports(&k->input) : KHOST_STATUS_OK;
   const char *said = plugin_message(k);
   if (rc == KHOST_STATUS_UNSUPPORTED)
-    return khost__errorf(err, KHOST__CALL_DECLINED, "declined: %s", said[0] ? said : "(no reason given)");
+    return khost__errorf(err, KHOST__E_DECLINED, "declined: %s", said[0] ? said : "(no reason given)");
   if (rc != KHOST_STATUS_OK)
     return khost__errorf(err, KHOST__E_FAIL, "supports() returned status %d: %s", rc, said);
   khost_workspace_fn query = khost__kernel_workspace(k->kernel);
@@ -138,7 +138,7 @@ static int check_outputs(khost__call *k, khost__check_stats *stats, khost__err *
   for (int t = 0; t < d->set.noutputs; t++) {
     const khost__tensor_spec *spec = &d->set.outputs[t];
     int rc = khost__buffer_check_guards(&k->out[t], spec->name, err);
-    if (rc != KHOST__OK) return rc == KHOST__E_FAIL ? KHOST__CALL_GUARD : rc;
+    if (rc != KHOST__OK) return rc == KHOST__E_FAIL ? KHOST__E_GUARD : rc;
     void *got = malloc(spec->nbytes);
     if (!got) return khost__errorf(err, KHOST__E_NOMEM, "out of memory reading output %s", spec->name);
     rc = khost__call_read_output(k, t, got, err);
@@ -156,9 +156,9 @@ static int check_outputs(khost__call *k, khost__check_stats *stats, khost__err *
 int khost__call_check_side_effects(khost__call *k, khost__err *err)
 {
   int rc = k->workspace.base ? khost__buffer_check_guards(&k->workspace, "workspace", err) : KHOST__OK;
-  if (rc != KHOST__OK) return rc == KHOST__E_FAIL ? KHOST__CALL_GUARD : rc;
+  if (rc != KHOST__OK) return rc == KHOST__E_FAIL ? KHOST__E_GUARD : rc;
   rc = khost__case_data_check_inputs(k->data, k->kernel->device_type, err);
-  return rc == KHOST__E_FAIL ? KHOST__CALL_MUTATED : rc;
+  return rc == KHOST__E_FAIL ? KHOST__E_MUTATED : rc;
 }
 
 int khost__call_check(khost__call *k, khost__check_stats *stats, khost__err *err)

@@ -6,11 +6,6 @@
 #include "casedata.h"
 #include "result.h"
 
-/* Statuses beyond core/error.h's, so the worker can tell the row status apart. */
-#define KHOST__CALL_DECLINED 100 /* supports() said no (reason in err) */
-#define KHOST__CALL_GUARD    101 /* a guard band was overwritten */
-#define KHOST__CALL_MUTATED  102 /* an input changed */
-
 typedef struct khost__call {
   const khost_kernel *kernel;
   khost__case_data *data; /* borrowed */
@@ -23,8 +18,8 @@ typedef struct khost__call {
 } khost__call;
 
 /* Binds kernel to d: builds the input, asks supports(), the workspace size and
- * the implementation's name, allocates outputs and workspace. KHOST__CALL_DECLINED
- * when declined. Release with khost__call_free. */
+ * the implementation's name, allocates outputs and workspace. KHOST__E_DECLINED
+ * when declined (reason in err). Release with khost__call_free. */
 int khost__call_prepare(khost__call *k, const khost_kernel *kernel, khost__case_data *d, int num_threads,
                         int device_id, khost__err *err);
 
@@ -35,13 +30,13 @@ int khost__call_poison(khost__call *k, khost__err *err);
 int khost__call_run(khost__call *k);
 
 /* After a finished call: guards of outputs and inputs, input hashes, and the
- * outputs against d->ref. Fills stats; returns KHOST__OK, KHOST__CALL_GUARD or
- * KHOST__CALL_MUTATED with the reason in err, or another error of the host.
+ * outputs against d->ref. Fills stats; returns KHOST__OK, KHOST__E_GUARD or
+ * KHOST__E_MUTATED with the reason in err, or another error of the host.
  * Mismatches alone are not an error: the caller reads stats. */
 int khost__call_check(khost__call *k, khost__check_stats *stats, khost__err *err);
 
 /* What a finished call may have damaged besides its outputs: the workspace's
- * guards (KHOST__CALL_GUARD) and the inputs (KHOST__CALL_MUTATED). */
+ * guards (KHOST__E_GUARD) and the inputs (KHOST__E_MUTATED). */
 int khost__call_check_side_effects(khost__call *k, khost__err *err);
 
 /* Host copy of output t (nbytes of the output spec) into dst. */

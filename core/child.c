@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -36,7 +37,7 @@ int khost__child_start(khost__child *c, khost__child_fn fn, void *arg, khost__er
   if (pid == 0) {
     /* A worker must not outlive khost (a hung kernel would sleep on forever). */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent) _exit(KHOST__E_FAIL);
+    if (getppid() != parent) _exit(EXIT_FAILURE);
     /* khost ignores SIGPIPE; plugin code, and what it runs, gets the default. */
     signal(SIGPIPE, SIG_DFL);
     close(fds[0]);

@@ -316,7 +316,7 @@ static int timed_region(enqueue_fn enqueue, void *ctx, int cold, double *seconds
   if (rc == KHOST__OK) rc = CUDA_CALL(err, cudaEventElapsedTime(&ms, state.start, state.stop));
   if (rc != KHOST__OK) return rc;
   if (state.flags[1])
-    return khost__errorf(err, KHOST__CUDA_DISCARDED,
+    return khost__errorf(err, KHOST__E_DISCARDED,
                          "sample discarded: queueing it took longer than the %.1f s the blocking kernel "
                          "waits (too many calls for the launch queue?)",
                          BLOCKER_TIMEOUT_NS * 1e-9);
@@ -373,7 +373,7 @@ static int median_sample(enqueue_fn enqueue, void *ctx, int cold, int n, double 
   int rc = enqueue(ctx, err);
   for (int i = 0; rc == KHOST__OK && i < n; i++)
     for (int attempt = 0; attempt < KHOST__CUDA_SAMPLE_TRIES; attempt++)
-      if ((rc = timed_region(enqueue, ctx, cold, &s[i], &sm_mhz, err)) != KHOST__CUDA_DISCARDED) break;
+      if ((rc = timed_region(enqueue, ctx, cold, &s[i], &sm_mhz, err)) != KHOST__E_DISCARDED) break;
   if (rc == KHOST__OK) *median = khost__sorted_median(s, n);
   return rc;
 }

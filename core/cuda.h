@@ -12,13 +12,11 @@
 
 #include "error.h"
 
-/* Returned by the timing functions when the launch-blocking kernel stopped
- * waiting (queueing the calls took longer than its 1 s timeout, e.g. because they
- * filled the launch queue): the sample is invalid and *seconds is 0, but the device
- * is fine; retry with fewer calls. Outside the range of error.h's codes. */
-enum { KHOST__CUDA_DISCARDED = 16 };
-
-/* Tries a sample gets before a discarded one is an error (timed calls and the device measurements alike). */
+/* The timing functions return KHOST__E_DISCARDED when the launch-blocking kernel
+ * stopped waiting (queueing the calls took longer than its 1 s timeout, e.g.
+ * because they filled the launch queue): the sample is invalid and *seconds is 0,
+ * but the device is fine; retry with fewer calls. The tries a sample gets before
+ * a discarded one is an error (timed calls and the device measurements alike): */
 #define KHOST__CUDA_SAMPLE_TRIES 3
 
 /* What khost reports about the device. Plain value. */

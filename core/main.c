@@ -1,5 +1,5 @@
 /* khost: checks and times every backend plugin on the same inputs and prints
- * one comparison table. Exit status: 0 pass/skip, 1 a failure, 2 bad usage. */
+ * one comparison table. Exit status: exit_status.h. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +11,7 @@
 #include "csv.h"
 #include "discover.h"
 #include "dump.h"
+#include "exit_status.h"
 #include "json.h"
 #include "runner.h"
 #include "table.h"
@@ -157,8 +158,8 @@ out_reports:;
   failed |= r.undumped > 0;
 out:
   khost__suite_free(&suite);
-  if (rc != KHOST__OK) return rc == KHOST__E_CONFIG ? 2 : 1;
-  return failed ? 1 : 0;
+  if (rc != KHOST__OK) return rc == KHOST__E_CONFIG ? KHOST__EXIT_USAGE : KHOST__EXIT_FAILED;
+  return failed ? KHOST__EXIT_FAILED : KHOST__EXIT_PASS;
 }
 
 int main(int argc, char **argv)
@@ -166,18 +167,19 @@ int main(int argc, char **argv)
   khost__options o;
   khost__err err = {{0}};
   khost__registry reg = {0};
-  int status = 2;
+  int status = KHOST__EXIT_USAGE;
   /* A closed stdout (khost | head) is a write error to report, not a reason to die
    * before the reports are closed. */
   signal(SIGPIPE, SIG_IGN);
   if (khost__cli_parse(argc, argv, &o, &err) != KHOST__OK) goto fail;
-  if (o.help) return khost__cli_usage(stdout), 0;
+  if (o.help) return khost__cli_usage(stdout), KHOST__EXIT_PASS;
   if (o.version)
-    return printf("khost %s (plugin ABI %d.%d)\n", KHOST_VERSION, KHOST_ABI_MAJOR, KHOST_ABI_MINOR), 0;
+    return printf("khost %s (plugin ABI %d.%d)\n", KHOST_VERSION, KHOST_ABI_MAJOR, KHOST_ABI_MINOR),
+           KHOST__EXIT_PASS;
   if (khost__discover(&reg, &o, &err) != KHOST__OK) goto fail;
   if (o.list) {
     khost__discover_list(stdout, &reg);
-    status = o.strict && reg.nfailures ? 2 : 0;
+    status = o.strict && reg.nfailures ? KHOST__EXIT_USAGE : KHOST__EXIT_PASS;
     goto done;
   }
   warn_failures(&reg);
@@ -186,7 +188,7 @@ int main(int argc, char **argv)
     goto fail;
   }
   status = run(&o, &reg, &err);
-  if (status == 0 || (status == 1 && !err.msg[0])) goto done;
+  if (status == KHOST__EXIT_PASS || (status == KHOST__EXIT_FAILED && !err.msg[0])) goto done;
 fail:
   fprintf(stderr, "khost: %s\n", err.msg);
 done:

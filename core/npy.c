@@ -51,7 +51,7 @@ static int shape_bytes(int ndim, const int64_t *shape, size_t item, size_t *out,
   if (ndim < 0 || ndim > MAX_DIMS)
     return khost__errorf(err, KHOST__E_CONFIG, "npy: %d dimensions (at most %d)", ndim, MAX_DIMS);
   for (int i = 0; i < ndim; i++) {
-    if (shape[i] < 0 || khost__size_mul(total, (size_t)shape[i], &total) != 0)
+    if (shape[i] < 0 || khost__size_mul(total, (size_t)shape[i], &total) != KHOST__OK)
       return khost__errorf(err, KHOST__E_CONFIG, "npy: bad extent %" PRId64 " in dimension %d", shape[i], i);
   }
   *out = total;

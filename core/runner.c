@@ -9,6 +9,7 @@
 
 #include "child.h"
 #include "clock.h"
+#include "exit_status.h"
 #include "list.h"
 #include "worker.h"
 
@@ -250,7 +251,7 @@ static int listen(case_run *r, khost__child *child, khost__device_info *known)
   /* With no backend to blame: a worker that ended before its first row, or in
    * khost's own work (input generation), would end the same way again. One that
    * stopped for a restart after a CUDA error has sent its rows: the rest run again. */
-  int restart = end.exited && end.exit_code == KHOST__WORKER_RESTART;
+  int restart = end.exited && end.exit_code == KHOST__WORKER_EXIT_RESTART;
   if (!culprit && !restart && any_pending(r) && (!settled || current == KHOST__NO_SLOT)) {
     char message[256];
     if (got < 0)
@@ -271,8 +272,8 @@ static void exit_during_worker(void)
 {
   if (!in_process_worker) return;
   static const char message[] = "khost: a backend ended the process during --no-isolate; no results\n";
-  if (write(STDERR_FILENO, message, sizeof message - 1) < 0) _exit(1);
-  _exit(1);
+  if (write(STDERR_FILENO, message, sizeof message - 1) < 0) _exit(KHOST__EXIT_FAILED);
+  _exit(KHOST__EXIT_FAILED);
 }
 
 /* --no-isolate: the worker runs here and writes its messages to a file. */

@@ -5,7 +5,6 @@
 #include <time.h>
 
 #include "clock.h"
-#include "worker.h"
 
 static int invoke(void *arg, int i)
 {
@@ -23,7 +22,7 @@ static int cuda_failure(int rc)
 {
   khost__err sync;
   if (rc == KHOST__OK) return KHOST__OK;
-  if (khost__cuda_sync(&sync) != KHOST__OK) return KHOST__WORKER_RESTART;
+  if (khost__cuda_sync(&sync) != KHOST__OK) return KHOST__E_CUDA_BROKEN;
   return rc;
 }
 
@@ -47,7 +46,7 @@ static int sample_once(khost__timer *t, double *seconds, double *sm_mhz, khost__
   for (int attempt = 0; attempt < KHOST__CUDA_SAMPLE_TRIES; attempt++) {
     rc = t->graph ? khost__cuda_graph_time(t->graph, !t->o->hot, seconds, sm_mhz, err)
                   : khost__cuda_time(invoke, t->call, 0, 1, !t->o->hot, seconds, sm_mhz, &status, err);
-    if (rc != KHOST__CUDA_DISCARDED) break;
+    if (rc != KHOST__E_DISCARDED) break;
   }
   if (rc == KHOST__OK && status != KHOST_STATUS_OK) return kernel_failure(t->call, status, err);
   return cuda_failure(rc);

@@ -26,7 +26,7 @@ typedef struct khost__timer {
  * inputs and outputs that their working set exceeds 2 x the device's L2, so a
  * replay is not served from L2. device (borrowed for t's lifetime) is NULL
  * for CPU calls. Returns 0, an error with the reason in err, or
- * KHOST__WORKER_RESTART when the CUDA context broke. */
+ * KHOST__E_CUDA_BROKEN when the CUDA context broke. */
 int khost__timer_start(khost__timer *t, khost__call *call, const khost__options *o,
                        const khost__device_info *device, khost__err *err);
 

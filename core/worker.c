@@ -150,11 +150,11 @@ static int run_oracle(worker *w, khost__case_data *d, const char *phase, khost__
   /* An oracle that changed its inputs would hand the backends other data than it
    * answered for (and the first CPU backend would be blamed for the change). */
   int side = rc == KHOST__OK ? khost__call_check_side_effects(&call, err) : KHOST__OK;
-  if (side == KHOST__CALL_GUARD || side == KHOST__CALL_MUTATED) {
+  if (side == KHOST__E_GUARD || side == KHOST__E_MUTATED) {
     char why[sizeof err->msg];
     snprintf(why, sizeof why, "%s", err->msg);
     rc = khost__errorf(err, KHOST__E_FAIL, "the oracle %s: %.400s",
-                       side == KHOST__CALL_MUTATED ? "modified its input" : "wrote out of bounds", why);
+                       side == KHOST__E_MUTATED ? "modified its input" : "wrote out of bounds", why);
   } else if (side != KHOST__OK) {
     rc = side;
   }
@@ -206,16 +206,16 @@ static void restore_inputs(khost__case_data *d)
 
 static void settle_check_error(worker *w, int s, khost__case_data *d, int rc, const khost__err *err)
 {
-  if (rc == KHOST__CALL_GUARD)
+  if (rc == KHOST__E_GUARD)
     settle(w, s, KHOST__ROW_FAIL, "out-of-bounds write: %s", err->msg);
-  else if (rc == KHOST__CALL_MUTATED)
+  else if (rc == KHOST__E_MUTATED)
     settle(w, s, KHOST__ROW_ERROR, "%s", err->msg);
   else
     settle(w, s, KHOST__ROW_ERROR, "host failure while checking: %s", err->msg);
   restore_inputs(d);
 }
 
-/* One checked call of slot s on d. Returns KHOST__WORKER_RESTART when the CUDA
+/* One checked call of slot s on d. Returns KHOST__E_CUDA_BROKEN when the CUDA
  * context broke, else 0 (the slot's row says how it went). */
 static int checked_call(worker *w, int s, khost__call *call, const char *phase)
 {
@@ -226,7 +226,7 @@ static int checked_call(worker *w, int s, khost__call *call, const char *phase)
   int status = khost__call_run(call);
   if (device_settled(w, s, &err) != KHOST__OK) {
     settle(w, s, KHOST__ROW_CRASH, "CUDA error after the call: %s", err.msg);
-    return KHOST__WORKER_RESTART;
+    return KHOST__E_CUDA_BROKEN;
   }
   if (status != KHOST_STATUS_OK) {
     settle(w, s, KHOST__ROW_ERROR, "kernel returned status %d: %s", status, call->error);
@@ -241,7 +241,7 @@ static int checked_call(worker *w, int s, khost__call *call, const char *phase)
 }
 
 /* init() once per plugin, then the call's preparation. Returns 0 when the call is
- * ready, KHOST__WORKER_RESTART when the plugin's code broke the CUDA context, else
+ * ready, KHOST__E_CUDA_BROKEN when the plugin's code broke the CUDA context, else
  * a failure (the row says which). */
 static int prepare_slot(worker *w, int s, khost__case_data *d)
 {
@@ -254,7 +254,7 @@ static int prepare_slot(worker *w, int s, khost__case_data *d)
   } else {
     announce(w, s, "prepare");
     rc = khost__call_prepare(&w->calls[s], slot_kernel(w, s), d, w->job->o->threads, w->job->o->device, &err);
-    if (rc == KHOST__CALL_DECLINED)
+    if (rc == KHOST__E_DECLINED)
       settle(w, s, KHOST__ROW_SKIP, "%s", err.msg);
     else if (rc != KHOST__OK)
       settle(w, s, KHOST__ROW_ERROR, "%s", err.msg);
@@ -265,7 +265,7 @@ static int prepare_slot(worker *w, int s, khost__case_data *d)
    * on the device: found now, it is this plugin's, not the next backend's. */
   if (device_settled(w, s, &err) != KHOST__OK) {
     settle(w, s, KHOST__ROW_CRASH, "CUDA error after the plugin's init and preparation: %s", err.msg);
-    return KHOST__WORKER_RESTART;
+    return KHOST__E_CUDA_BROKEN;
   }
   return rc;
 }
@@ -275,9 +275,9 @@ static int prepare_slot(worker *w, int s, khost__case_data *d)
 static int first_pass(worker *w, int s, khost__case_data *d)
 {
   int rc = prepare_slot(w, s, d);
-  if (rc != KHOST__OK) return rc == KHOST__WORKER_RESTART ? rc : 0;
+  if (rc != KHOST__OK) return rc == KHOST__E_CUDA_BROKEN ? rc : 0;
   rc = checked_call(w, s, &w->calls[s], "check");
-  if (rc != 0) return rc;
+  if (rc != KHOST__OK) return rc;
   if (khost__dump_outputs(w->job->o, d, &w->calls[s],
                           w->job->reg->plugins[w->job->slots[s].plugin].desc->name))
     w->rows[s].dump_incomplete = 1;
@@ -287,7 +287,7 @@ static int first_pass(worker *w, int s, khost__case_data *d)
   announce(w, s, "stream check");
   khost__err err;
   rc = khost__timing_check_stream(&w->calls[s], &err);
-  if (rc == KHOST__WORKER_RESTART) return settle(w, s, KHOST__ROW_CRASH, "%s", err.msg), rc;
+  if (rc == KHOST__E_CUDA_BROKEN) return settle(w, s, KHOST__ROW_CRASH, "%s", err.msg), rc;
   if (rc != KHOST__OK) settle(w, s, KHOST__ROW_ERROR, "%s", err.msg), restore_inputs(d);
   return 0;
 }
@@ -303,7 +303,7 @@ static int fresh_pass(worker *w, khost__case_data *d, int t)
     if (!w->active[s]) continue;
     khost__check_stats before = w->rows[s].check;
     int rc = checked_call(w, s, &w->calls[s], phase);
-    if (rc != 0) return rc;
+    if (rc != KHOST__OK) return rc;
     if (w->active[s] && !w->rows[s].check.mismatches) {
       khost__check_merge(&before, &w->rows[s].check);
       w->rows[s].check = before;
@@ -358,15 +358,14 @@ static int check_timed(worker *w, int s, khost__timer *timer)
   if (rc != KHOST__OK)
     return settle(w, s, KHOST__ROW_ERROR, "host failure before the timed check: %s", err.msg), 0;
   rc = khost__timer_call(timer, &err);
-  if (rc == KHOST__WORKER_RESTART) return settle(w, s, KHOST__ROW_CRASH, "%s", err.msg), rc;
+  if (rc == KHOST__E_CUDA_BROKEN) return settle(w, s, KHOST__ROW_CRASH, "%s", err.msg), rc;
   if (rc != KHOST__OK) {
     settle(w, s, KHOST__ROW_ERROR, "on the timed check: %s", err.msg);
     restore_inputs(call->data);
     return 0;
   }
   if ((rc = device_settled(w, s, &err)) != KHOST__OK)
-    return settle(w, s, KHOST__ROW_CRASH, "CUDA error after a timed call: %s", err.msg),
-           KHOST__WORKER_RESTART;
+    return settle(w, s, KHOST__ROW_CRASH, "CUDA error after a timed call: %s", err.msg), KHOST__E_CUDA_BROKEN;
   rc = khost__call_check(call, &stats, &err);
   if (rc != KHOST__OK) {
     settle_check_error(w, s, call->data, rc, &err);
@@ -398,7 +397,7 @@ static void summarize(worker *w, int s, const khost__samples *samples)
  * then restarts: returned), else ERROR, with the inputs the kernel ran on restored. */
 static int settle_timing_failure(worker *w, int s, int rc, const char *when, const khost__err *err)
 {
-  if (rc == KHOST__WORKER_RESTART) return settle(w, s, KHOST__ROW_CRASH, "%s", err->msg), rc;
+  if (rc == KHOST__E_CUDA_BROKEN) return settle(w, s, KHOST__ROW_CRASH, "%s", err->msg), rc;
   settle(w, s, KHOST__ROW_ERROR, "while %s: %s", when, err->msg);
   restore_inputs(w->calls[s].data);
   return 0;
@@ -417,16 +416,16 @@ static int measure(worker *w)
       if (w->active[s]) settle(w, s, KHOST__ROW_ERROR, "out of memory for the timers");
     return 0;
   }
-  for (int s = 0; s < n && rc == 0; s++) {
+  for (int s = 0; s < n && rc == KHOST__OK; s++) {
     if (!w->active[s]) continue;
     announce(w, s, "warm-up");
     khost__err err;
     rc = khost__timer_start(&timers[s], &w->calls[s], o, w->cuda_ready ? &w->device : NULL, &err);
     if (rc != KHOST__OK) rc = settle_timing_failure(w, s, rc, "warming up", &err);
   }
-  for (int round = 0, busy = 1; busy && rc == 0; round++) {
+  for (int round = 0, busy = 1; busy && rc == KHOST__OK; round++) {
     busy = 0;
-    for (int j = 0; j < n && rc == 0; j++) {
+    for (int j = 0; j < n && rc == KHOST__OK; j++) {
       int s = (round + j) % n;
       if (!w->active[s] || khost__samples_done(&timers[s].samples, o)) continue;
       busy = 1;
@@ -436,7 +435,7 @@ static int measure(worker *w)
       if (rc != KHOST__OK) rc = settle_timing_failure(w, s, rc, "timing", &err);
     }
   }
-  for (int s = 0; s < n && rc == 0; s++)
+  for (int s = 0; s < n && rc == KHOST__OK; s++)
     if (w->active[s]) rc = check_timed(w, s, &timers[s]);
   for (int s = 0; s < n; s++) {
     if (w->active[s]) summarize(w, s, &timers[s].samples);
@@ -446,7 +445,7 @@ static int measure(worker *w)
   return rc;
 }
 
-/* Pass 1 on every slot, timing, pass 2's trials. Returns 0 or KHOST__WORKER_RESTART. */
+/* Pass 1 on every slot, timing, pass 2's trials. Returns 0 or KHOST__E_CUDA_BROKEN. */
 static int run_passes(worker *w)
 {
   const khost__case *c = w->job->c;
@@ -468,10 +467,10 @@ static int run_passes(worker *w)
   if (rc == KHOST__OK) rc = fresh_trials(w, &d, &err);
   for (int s = 0; s < w->job->nslots; s++) khost__call_free(&w->calls[s]);
   khost__case_data_free(&d);
-  if (rc != KHOST__OK && rc != KHOST__WORKER_RESTART)
+  if (rc != KHOST__OK && rc != KHOST__E_CUDA_BROKEN)
     for (int s = 0; s < w->job->nslots; s++)
       if (w->active[s]) settle(w, s, KHOST__ROW_ERROR, "reference or input generation failed: %s", err.msg);
-  return rc == KHOST__WORKER_RESTART ? rc : 0;
+  return rc == KHOST__E_CUDA_BROKEN ? rc : 0;
 }
 
 static int allocate(worker *w, size_t n, size_t nplugins)
@@ -502,18 +501,19 @@ static void release(worker *w)
 int khost__worker_main(int fd, void *arg)
 {
   worker w = {.fd = fd, .job = arg};
-  int rc = 1;
+  int rc, exit_status = KHOST__WORKER_EXIT_FAILED;
   if (!allocate(&w, (size_t)w.job->nslots, (size_t)w.job->reg->nplugins)) goto out;
   for (int s = 0; s < w.job->nslots; s++) w.active[s] = w.job->pending[s];
   start_devices(&w);
   rc = run_passes(&w);
-  for (int s = 0; s < w.job->nslots && rc == 0; s++)
+  for (int s = 0; s < w.job->nslots && rc == KHOST__OK; s++)
     if (w.active[s]) settle(&w, s, KHOST__ROW_PASS, "%s", "");
   announce(&w, KHOST__NO_SLOT, "finish");
   send_rows(&w);
   finish_plugins(&w);
+  exit_status = rc == KHOST__E_CUDA_BROKEN ? KHOST__WORKER_EXIT_RESTART : KHOST__WORKER_EXIT_DONE;
 out:
   release(&w);
   if (w.cuda_ready) khost__cuda_shutdown();
-  return rc;
+  return exit_status;
 }

@@ -52,11 +52,17 @@ typedef struct khost__row_msg {
   khost__row row;
 } khost__row_msg;
 
-/* Exit status of a worker that stopped early because its CUDA context is
- * broken (a sticky error); rows it did not send are to be run again. */
-#define KHOST__WORKER_RESTART 75
+/* The worker process's exit statuses, read by runner.c: khost__worker_main
+ * converts its internal status to one of these. */
+enum {
+  KHOST__WORKER_EXIT_DONE = 0,   /* every row it could settle was sent */
+  KHOST__WORKER_EXIT_FAILED = 1, /* it could not start (out of memory) */
+  /* It stopped early because its CUDA context is broken (a sticky error); rows
+   * it did not send are to be run again. */
+  KHOST__WORKER_EXIT_RESTART = 75
+};
 
-/* The child body (khost__child_fn): job is a khost__worker_job. */
+/* The child body (khost__child_fn): job is a khost__worker_job; returns a KHOST__WORKER_EXIT_ status. */
 int khost__worker_main(int fd, void *job);
 
 #endif

@@ -26,7 +26,7 @@ static khost__case make_case(const char *op, const char *const *settings)
     const char *eq = strchr(settings[i], '=');
     cr_assert_not_null(eq);
     snprintf(key, sizeof key, "%.*s", (int)(eq - settings[i]), settings[i]);
-    cr_assert_eq(khost__case_set_param(&c, key, eq + 1, &err), 0, "%s: %s", settings[i], err.msg);
+    cr_assert_eq(khost__case_set_param(&c, key, eq + 1, &err), KHOST__OK, "%s: %s", settings[i], err.msg);
   }
   return c;
 }
@@ -35,7 +35,7 @@ static khost__case valid_case(const char *op, const char *const *settings)
 {
   khost__err err = {{0}};
   khost__case c = make_case(op, settings);
-  cr_assert_eq(khost__case_validate(&c, &err), 0, "%s", err.msg);
+  cr_assert_eq(khost__case_validate(&c, &err), KHOST__OK, "%s", err.msg);
   return c;
 }
 
@@ -78,11 +78,11 @@ Test(catalog, finds_parameters_by_name)
 Test(size_mul, multiplies_and_refuses_overflow)
 {
   size_t out = 7;
-  cr_expect_eq(khost__size_mul(3, 5, &out), 0);
+  cr_expect_eq(khost__size_mul(3, 5, &out), KHOST__OK);
   cr_expect_eq(out, 15);
-  cr_expect_eq(khost__size_mul(0, SIZE_MAX, &out), 0);
+  cr_expect_eq(khost__size_mul(0, SIZE_MAX, &out), KHOST__OK);
   cr_expect_eq(out, 0);
-  cr_expect_eq(khost__size_mul(SIZE_MAX, 1, &out), 0);
+  cr_expect_eq(khost__size_mul(SIZE_MAX, 1, &out), KHOST__OK);
   cr_expect_eq(out, SIZE_MAX);
   out = 7;
   cr_expect_eq(khost__size_mul(SIZE_MAX / 2 + 1, 2, &out), KHOST__E_CONFIG);
@@ -231,7 +231,7 @@ Test(case_validate, fills_defaults_and_the_ops_tolerances)
   khost__case given = make_case("reduce_sum", SETTINGS("m=3", "n=5"));
   khost__err err = {{0}};
   given.atol = 0.25;
-  cr_assert_eq(khost__case_validate(&given, &err), 0, "%s", err.msg);
+  cr_assert_eq(khost__case_validate(&given, &err), KHOST__OK, "%s", err.msg);
   cr_expect_eq(given.atol, 0.25, "a tolerance the suite gave is kept");
   double atol, rtol;
   given.op->tolerance(&given, &atol, &rtol);

@@ -267,7 +267,7 @@ Test(gpu, a_sample_queued_slower_than_the_blocker_waits_is_discarded, .timeout =
   need_device();
   cr_assert_eq(khost__cuda_malloc(&f.buf, 4096, &err), KHOST__OK, "%s", err.msg);
   int rc = khost__cuda_time(memset_after_a_long_pause, &f, 0, 2, 0, &seconds, &sm_mhz, &status, &err);
-  cr_assert_eq(rc, KHOST__CUDA_DISCARDED, "rc %d: %s", rc, err.msg);
+  cr_assert_eq(rc, KHOST__E_DISCARDED, "rc %d: %s", rc, err.msg);
   cr_assert(strstr(err.msg, "discarded"), "%s", err.msg);
   cr_assert_eq(seconds, 0.0);
   rc = khost__cuda_time(memset_or_fail, &f, 0, 2, 0, &seconds, &sm_mhz, &status, &err);

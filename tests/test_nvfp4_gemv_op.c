@@ -25,9 +25,9 @@ static gemv make(const char *m, const char *k, uint64_t seed)
   khost__err err = {{0}};
   khost__tensor_set s;
   khost__case_init(&g.c, khost__catalog_find("nvfp4_gemv"), "t");
-  cr_assert_eq(khost__case_set_param(&g.c, "m", m, &err), 0);
-  cr_assert_eq(khost__case_set_param(&g.c, "k", k, &err), 0);
-  cr_assert_eq(khost__case_validate(&g.c, &err), 0, "%s", err.msg);
+  cr_assert_eq(khost__case_set_param(&g.c, "m", m, &err), KHOST__OK);
+  cr_assert_eq(khost__case_set_param(&g.c, "k", k, &err), KHOST__OK);
+  cr_assert_eq(khost__case_validate(&g.c, &err), KHOST__OK, "%s", err.msg);
   g.m = khost__case_param(&g.c, "m");
   g.k = khost__case_param(&g.c, "k");
   g.c.op->tensors(&g.c, &s);

@@ -67,7 +67,7 @@ typedef struct prepared {
 static void set_param(khost__case *c, const char *key, const char *text)
 {
   khost__err err = {{0}};
-  cr_assert_eq(khost__case_set_param(c, key, text, &err), 0, "%s=%s: %s", key, text, err.msg);
+  cr_assert_eq(khost__case_set_param(c, key, text, &err), KHOST__OK, "%s=%s: %s", key, text, err.msg);
 }
 
 static void fill_strides(const khost__tensor_spec *s, int64_t *strides)
@@ -96,7 +96,7 @@ static void prepare(prepared *p, const char *op, const char *dtype, const int64_
   if (dtype) set_param(&p->c, "dtype", dtype);
   p->c.seed = seed;
   khost__err err = {{0}};
-  cr_assert_eq(khost__case_validate(&p->c, &err), 0, "%s", err.msg);
+  cr_assert_eq(khost__case_validate(&p->c, &err), KHOST__OK, "%s", err.msg);
   for (int i = 0; i < o->nparams; i++)
     if (o->params[i].kind == KHOST__PARAM_INT)
       p->params[p->nparams++] = (khost_param){o->params[i].name, p->c.params[i]};

@@ -43,10 +43,10 @@ static rows make(const char *op, const char *m, const char *n, const char *dtype
   khost__err err = {{0}};
   khost__tensor_set s;
   khost__case_init(&r.c, khost__catalog_find(op), "t");
-  cr_assert_eq(khost__case_set_param(&r.c, "m", m, &err), 0);
-  cr_assert_eq(khost__case_set_param(&r.c, "n", n, &err), 0);
-  cr_assert_eq(khost__case_set_param(&r.c, "dtype", dtype, &err), 0);
-  cr_assert_eq(khost__case_validate(&r.c, &err), 0, "%s", err.msg);
+  cr_assert_eq(khost__case_set_param(&r.c, "m", m, &err), KHOST__OK);
+  cr_assert_eq(khost__case_set_param(&r.c, "n", n, &err), KHOST__OK);
+  cr_assert_eq(khost__case_set_param(&r.c, "dtype", dtype, &err), KHOST__OK);
+  cr_assert_eq(khost__case_validate(&r.c, &err), KHOST__OK, "%s", err.msg);
   r.m = khost__case_param(&r.c, "m");
   r.n = khost__case_param(&r.c, "n");
   r.dtype = (khost__dtype_id)khost__case_param(&r.c, "dtype");
