@@ -51,8 +51,8 @@ run_test() {
 }
 
 # counted_test PROGRAM [ARGS...]: run_test, adding the run to $failures when it exits non-zero. A
-# program can exit 1 with every test passing (Criterion 2.4.1 does after a logged warning: docs/PERF.md
-# run AJ), so its own summary lines do not show which run failed; this list, printed last, does.
+# program can exit 1 with every test passing (Criterion 2.4.1 does after a logged warning), so its
+# own summary lines do not show which run failed; this list, printed last, does.
 counted_test() {
   run_test "$@" && return 0
   local rc=$?
@@ -67,13 +67,9 @@ run_tests() {
     ran=$((ran + 1))
     echo "--- $(basename "$t")"
     # Tests that time or clock the GPU run one at a time: parallel contexts time-slice the GPU under a
-    # timed kernel. test_khost's GPU suites (named gpu_*) go alone; its CPU suites keep running in parallel.
+    # timed kernel. Of the end-to-end programs only test_e2e_gpu runs khost on the GPU.
     case $(basename "$t") in
-    test_cuda | test_reference_cuda) counted_test "$t" --jobs 1 ;;
-    test_khost)
-      counted_test "$t" --filter 'gpu_*/*' --jobs 1
-      counted_test "$t" --filter '!(gpu_*)/*'
-      ;;
+    test_cuda | test_reference_cuda | test_e2e_gpu) counted_test "$t" --jobs 1 ;;
     *) counted_test "$t" ;;
     esac
   done

@@ -175,7 +175,7 @@ static int run_copy(const khost_input *in)
 #ifdef FAULT_UNLUCKY
   /* Wrong on about one input set in four (those whose first byte is below 64): its
    * first element gets another sign. Right on the case's seed and the first fresh
-   * one; only more trials find it (tests/test_khost.c). */
+   * one; only more trials find it (tests/e2e/faults.c). */
   if (((const unsigned char *)khost_tensor_at(in->inputs, 0)->data)[0] < 64)
     out[dst->dtype.bits / 8 - 1] ^= 0x80;
 #endif

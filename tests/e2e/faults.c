@@ -1,0 +1,260 @@
+/* End to end, faults: every CPU fault fixture caught with the right status while
+ * the other rows pass, faulty oracles, fresh-input trials, and a timeout in
+ * khost's own work. */
+#include "support.h"
+
+#include <criterion/parameterized.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+TestSuite(faults, .init = make_scratch, .fini = remove_scratch, .timeout = 120);
+
+/* One fault fixture and how khost must report it. Fixed-size fields: Criterion
+ * copies parameters into each test process by value. */
+typedef struct fault {
+  char backend[32];
+  char case_name[32];
+  char status[12];
+  char message[64]; /* part of the row's message (or, with where, of its mismatch lines) */
+  char where[32];   /* coordinates of the first mismatch, "" when not checked */
+  long unwritten;   /* check.unwritten, -1 when not checked */
+  int exit_status;
+} fault;
+
+static fault fault_table[] = {
+    {"fault_segv", COPY_CASE, "CRASH", "signal 11", "", -1, 1},
+    {"fault_abort", COPY_CASE, "CRASH", "signal 6", "", -1, 1},
+    {"fault_exit0", COPY_CASE, "CRASH", "exited with status 0", "", -1, 1},
+    {"fault_hang", COPY_CASE, "TIMEOUT", "longer than --timeout", "", -1, 1},
+    {"fault_status", COPY_CASE, "ERROR", "fault plugin reports failure on purpose", "", -1, 1},
+    /* Its damage to the input is undone before the next backend (fault_free) runs. */
+    {"fault_mutate_status", COPY_CASE, "ERROR", "fault plugin reports failure on purpose", "", -1, 1},
+    {"fault_decline", COPY_CASE, "SKIP", "fault plugin declines every shape", "", -1, 0},
+    {"fault_cached", COPY_CASE, "FAIL", "fresh inputs", "", -1, 1},
+    {"fault_cached_address", COPY_CASE, "FAIL", "fresh inputs", "", -1, 1},
+    /* The counts of the failing timed call, not of the clean first pass. */
+    {"fault_lazy", COPY_CASE, "FAIL", "a timed call left", "", COPY_ELEMENTS, 1},
+    {"fault_no_write", COPY_CASE, "FAIL", "never written", "", COPY_ELEMENTS, 1},
+    {"fault_skip_last", COPY_CASE, "FAIL", "(1 never written)", "", 1, 1},
+    {"fault_write_past_end", COPY_CASE, "FAIL", "out-of-bounds write: out: ", "", -1, 1},
+    {"fault_mutate_input", COPY_CASE, "ERROR", "modified its input", "", -1, 1},
+    {"fault_mutate_late", COPY_CASE, "ERROR", "modified its input", "", -1, 1}, /* only while timed */
+    {"fault_wrong_block", GEMV_CASE, "FAIL", "batch=0, row=1", "c[batch=0, row=1]", -1, 1},
+    {"fault_describe_fails", COPY_CASE, "ERROR", "describe() returned status 4: fault plugin cannot name", "",
+     -1, 1},
+    {"fault_supports_fails", COPY_CASE, "ERROR", "supports() returned status 4: fault plugin cannot judge",
+     "", -1, 1},
+    {"fault_workspace_overrun", COPY_CASE, "FAIL", "out-of-bounds write: workspace", "", -1, 1},
+    {"fault_workspace_huge", COPY_CASE, "ERROR", "workspace_size() asked for", "", -1, 1},
+};
+
+static const char *timeout_for(const fault *f)
+{
+  /* Only the hang waits for it; the others must not be cut short by a slow machine. */
+  return strcmp(f->backend, "fault_hang") ? "30" : "5";
+}
+
+static void expect_fault_row(const outcome *o, json_t *doc, const fault *f)
+{
+  table_row row = find_row(o->out, f->case_name, f->backend);
+  cr_expect(row.found, "%s: no table row; stdout:\n%s", f->backend, o->out);
+  cr_expect_str_eq(row.status, f->status, "%s: table status %s, expected %s", f->backend, row.status,
+                   f->status);
+  cr_expect_not_null(strstr(row.details, f->message), "%s: table details lack '%s':\n%s", f->backend,
+                     f->message, row.details);
+  json_t *r = json_row(doc, f->case_name, f->backend);
+  cr_assert_not_null(r, "%s: no JSON row", f->backend);
+  cr_expect_str_eq(json_text(r, "status"), f->status, "%s: JSON status", f->backend);
+  json_t *check = json_object_get(r, "check");
+  if (f->where[0]) {
+    json_t *first = json_array_get(json_object_get(check, "first_mismatches"), 0);
+    cr_expect_str_eq(json_text(first, "where"), f->where, "%s: first mismatch", f->backend);
+    cr_expect_eq(json_integer_value(json_object_get(check, "mismatches")), 1, "%s: one wrong element",
+                 f->backend);
+  } else {
+    cr_expect_not_null(strstr(json_text(r, "message"), f->message), "%s: JSON message '%s' lacks '%s'",
+                       f->backend, json_text(r, "message"), f->message);
+  }
+  if (f->unwritten >= 0)
+    cr_expect_eq(json_integer_value(json_object_get(check, "unwritten")), f->unwritten, "%s: unwritten",
+                 f->backend);
+  /* Every fault's copy kernel names itself once prepared, so crashed and hung rows keep the name too. */
+  int named = !strcmp(f->case_name, COPY_CASE) && strcmp(f->status, "SKIP") != 0 &&
+              strcmp(f->backend, "fault_describe_fails") != 0 &&
+              strcmp(f->backend, "fault_supports_fails") != 0 &&
+              strcmp(f->backend, "fault_workspace_huge") != 0;
+  if (named)
+    cr_expect_str_eq(json_text(r, "variant"), "bytewise_transpose", "%s: variant", f->backend);
+  else
+    cr_expect(json_is_null(json_object_get(r, "variant")), "%s: no variant", f->backend);
+}
+
+ParameterizedTestParameters(faults, each_fault_is_caught_and_the_other_rows_pass)
+{
+  return cr_make_param_array(fault, fault_table, sizeof fault_table / sizeof fault_table[0]);
+}
+
+ParameterizedTest(fault *f, faults, each_fault_is_caught_and_the_other_rows_pass)
+{
+  char plugin[64], backends[128];
+  snprintf(plugin, sizeof plugin, "@%s.so", f->backend);
+  snprintf(backends, sizeof backends, "reference,fault_free,%s", f->backend);
+  outcome o;
+  KHOST_JSON(&o, FAST, "--case", f->case_name, "--timeout", timeout_for(f), "--plugin", plugin, "--plugin",
+             "@fault_free.so", "--backends", backends);
+  cr_expect_eq(o.status, f->exit_status, "%s: exit %d, expected %d; stderr:\n%s", f->backend, o.status,
+               f->exit_status, o.err);
+  json_t *doc = report(&o);
+  expect_fault_row(&o, doc, f);
+  expect_row(&o, f->case_name, "reference", "PASS");
+  expect_row(&o, f->case_name, "fault_free", "PASS");
+  cr_expect_str_eq(json_text(json_row(doc, f->case_name, "reference"), "status"), "PASS");
+  cr_expect_str_eq(json_text(json_row(doc, f->case_name, "fault_free"), "status"), "PASS");
+  cr_expect(json_is_true(json_object_get(doc, "finished")));
+  free_outcome(&o);
+}
+
+/* fault_unlucky is wrong on about one input set in four, right on the case's seed and
+ * on the first fresh one: the default single trial misses it, a second finds it and
+ * names that trial's seed (1101 ^ 2 * 0x9E3779B97F4A7C15), and a passing row's check
+ * counts the case's seed and every trial. */
+Test(faults, more_trials_find_a_kernel_wrong_on_some_inputs_only)
+{
+  outcome o;
+  KHOST(&o, FAST, "--case", COPY_CASE, "--plugin", "@fault_unlucky.so", "--plugin", "@fault_free.so",
+        "--backends", "reference,fault_free,fault_unlucky");
+  cr_expect_eq(o.status, 0, "one trial: exit %d; stderr:\n%s", o.status, o.err);
+  expect_row(&o, COPY_CASE, "fault_unlucky", "PASS");
+  free_outcome(&o);
+
+  KHOST_JSON(&o, FAST, "--case", COPY_CASE, "--plugin", "@fault_unlucky.so", "--plugin", "@fault_free.so",
+             "--backends", "reference,fault_free,fault_unlucky", "--trials", "3");
+  cr_expect_eq(o.status, 1, "three trials: exit %d; stderr:\n%s", o.status, o.err);
+  expect_row(&o, COPY_CASE, "reference", "PASS");
+  expect_row(&o, COPY_CASE, "fault_free", "PASS");
+  json_t *doc = report(&o);
+  json_t *unlucky = json_row(doc, COPY_CASE, "fault_unlucky");
+  cr_expect_str_eq(json_text(unlucky, "status"), "FAIL");
+  cr_expect_not_null(strstr(json_text(unlucky, "message"),
+                            "on fresh inputs (trial 2 of 3, seed 4354685564936846439): 1 of 6400 elements"),
+                     "message: %s", json_text(unlucky, "message"));
+  json_t *check = json_object_get(json_row(doc, COPY_CASE, "fault_free"), "check");
+  cr_expect_eq(json_integer_value(json_object_get(check, "count")), 4 * COPY_ELEMENTS);
+  free_outcome(&o);
+}
+
+Test(faults, every_fault_in_one_run_is_caught_and_no_row_is_lost)
+{
+  char at[sizeof fault_table / sizeof fault_table[0]][48], selected[1024] = "fault_free";
+  /* --backends: the build's own plugins (a GPU one, say) must not change the count. */
+  const char *args[64] = {FAST,         "--case", COPY_CASE,  "--timeout",     "5",
+                          "--backends", selected, "--plugin", "@fault_free.so"};
+  int n = 0, nfaults = (int)(sizeof fault_table / sizeof fault_table[0]);
+  while (args[n]) n++;
+  for (int i = 0; i < nfaults; i++) {
+    snprintf(at[i], sizeof at[i], "@%.31s.so", fault_table[i].backend);
+    args[n++] = "--plugin";
+    args[n++] = at[i];
+    size_t used = strlen(selected);
+    snprintf(selected + used, sizeof selected - used, ",%.31s", fault_table[i].backend);
+  }
+  args[n] = NULL;
+  outcome o;
+  run_env(&o, NULL, args);
+  cr_expect_eq(o.status, 1, "exit %d; stderr:\n%s", o.status, o.err);
+  expect_row(&o, COPY_CASE, "reference", "PASS");
+  expect_row(&o, COPY_CASE, "fault_free", "PASS");
+  for (int i = 0; i < nfaults; i++) {
+    /* wrong_block's defect is in nvfp4_gemv; its copy_transpose is right. */
+    int copy_fault = !strcmp(fault_table[i].case_name, COPY_CASE);
+    expect_row(&o, COPY_CASE, fault_table[i].backend, copy_fault ? fault_table[i].status : "PASS");
+  }
+  summary s = read_summary(o.out);
+  cr_expect_eq(s.rows, nfaults + 2 + reference_cuda_rows(), "one row per backend and device:\n%s", o.out);
+  free_outcome(&o);
+}
+
+/* oracle as the reference, fault_free as the only backend: the case fails as
+ * ERROR on fault_free's row (it is not to blame), with message (and detail,
+ * unless NULL) shown. */
+static void expect_oracle_failure(const char *oracle, const char *message, const char *detail)
+{
+  char plugin[64];
+  snprintf(plugin, sizeof plugin, "@%s.so", oracle);
+  outcome o;
+  KHOST(&o, FAST, "--case", COPY_CASE, "--plugin", plugin, "--plugin", "@fault_free.so", "--reference",
+        oracle, "--backends", "fault_free");
+  cr_expect_eq(o.status, 1, "%s: exit %d; stderr:\n%s", oracle, o.status, o.err);
+  expect_row(&o, COPY_CASE, "fault_free", "ERROR");
+  cr_expect_not_null(strstr(o.out, message), "%s: no '%s' in stdout:\n%s", oracle, message, o.out);
+  if (detail) cr_expect_not_null(strstr(o.out, detail), "%s: no '%s' in stdout:\n%s", oracle, detail, o.out);
+  free_outcome(&o);
+}
+
+/* An oracle that writes nothing would agree with every kernel that writes nothing. */
+Test(faults, an_oracle_that_leaves_outputs_unwritten_fails_the_case)
+{
+  expect_oracle_failure("fault_no_write", "the oracle left 6400 elements of out unwritten", NULL);
+}
+
+/* Every element is checked, the last as well as the first. */
+Test(faults, an_oracle_that_leaves_its_last_element_unwritten_fails_the_case)
+{
+  expect_oracle_failure("fault_skip_last", "the oracle left 1 elements of out unwritten", NULL);
+}
+
+/* Its guard bands are checked as a backend's are: the bytes past its output are not its answer. */
+Test(faults, an_oracle_that_writes_past_its_output_fails_the_case)
+{
+  expect_oracle_failure("fault_write_past_end", "out: 1 guard bytes overwritten past the end", NULL);
+}
+
+/* It would hand the backends other data than it answered for. */
+Test(faults, an_oracle_that_modifies_its_input_fails_the_case_and_no_backend_is_blamed)
+{
+  expect_oracle_failure("fault_mutate_input", "the oracle modified its input", NULL);
+}
+
+Test(faults, a_crashing_oracle_fails_every_row_of_the_case_with_its_signal)
+{
+  expect_oracle_failure("fault_segv", "the reference failed", "signal 11");
+}
+
+/* A worker silent past --timeout in khost's own work (here generating 1 GiB of
+ * inputs) has no backend to blame: every row is ERROR naming the phase, and the
+ * case is not run again. */
+Test(faults, a_timeout_while_khost_generates_inputs_names_that_phase_and_blames_no_backend)
+{
+  char *suite = scratch_path("big.ini");
+  write_file(suite, "[big]\nop = copy_transpose\ndtype = fp32\nm = 16384\nn = 16384\n");
+  outcome o;
+  KHOST(&o, FAST, "--suite", suite, "--timeout", "0.05", "--plugin", "@fault_free.so", "--reference",
+        "fault_free", "--backends", "fault_free");
+  cr_expect_eq(o.status, 1, "exit %d; stderr:\n%s", o.status, o.err);
+  table_row row = find_row(o.out, "big", "fault_free");
+  cr_expect_str_eq(row.status, "ERROR", "stdout:\n%s", o.out);
+  cr_expect_not_null(strstr(row.details, "silent for longer than --timeout 0.05 s during inputs"), "%s",
+                     row.details);
+  free_outcome(&o);
+  free(suite);
+}
+
+/* The oracle dies on the first fresh trial's inputs. Rows already final (a SKIP, an
+ * ERROR of the backend's own) keep their status and message; only rows still passing
+ * take the reference's failure, which names the trial. */
+Test(faults, an_oracle_crashing_on_a_fresh_trial_leaves_the_rows_already_final_as_they_were)
+{
+  outcome o;
+  KHOST_JSON(&o, FAST, "--case", COPY_CASE, "--plugin", "@fault_segv_fresh.so", "--plugin", "@fault_free.so",
+             "--plugin", "@fault_decline.so", "--plugin", "@fault_status.so", "--reference",
+             "fault_segv_fresh", "--backends", "fault_free,fault_decline,fault_status");
+  cr_expect_eq(o.status, 1, "exit %d; stderr:\n%s", o.status, o.err);
+  json_t *doc = report(&o);
+  expect_json_row(doc, COPY_CASE, "fault_decline", "SKIP", "fault plugin declines every shape");
+  expect_json_row(doc, COPY_CASE, "fault_status", "ERROR", "fault plugin reports failure on purpose");
+  expect_json_row(doc, COPY_CASE, "fault_free", "ERROR", "signal 11");
+  expect_json_row(doc, COPY_CASE, "fault_free", "ERROR", "during reference, trial 1/1");
+  free_outcome(&o);
+}
