@@ -51,8 +51,8 @@ run_test() {
 }
 
 # counted_test PROGRAM [ARGS...]: run_test, adding the run to $failures when it exits non-zero. A
-# program can exit 1 with every test passing (Criterion 2.4.1 does after a logged warning: docs/PERF.md
-# run AJ), so its own summary lines do not show which run failed; this list, printed last, does.
+# program can exit 1 with every test passing (Criterion 2.4.1 does after a logged warning), so its
+# own summary lines do not show which run failed; this list, printed last, does.
 counted_test() {
   run_test "$@" && return 0
   local rc=$?
