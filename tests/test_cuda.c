@@ -392,7 +392,7 @@ Test(gpu, copy_bandwidth_is_plausible)
 }
 
 /* An empty kernel costs the launch and the events, microseconds on an H100 or H200
- * (2.9 us cold in docs/PERF.md run N), never nothing and never a kernel's worth. */
+ * (2.9 us cold on an H200), never nothing and never a kernel's worth. */
 Test(gpu, an_empty_call_takes_microseconds_cold_and_hot)
 {
   need_device();

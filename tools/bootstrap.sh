@@ -5,7 +5,7 @@ set -euo pipefail
 
 MESON_VERSION=1.9.1
 CUTLASS_VERSION=4.2.0.0   # CuTe headers for plugins/cute (headers only, no deps)
-TRITON_VERSION=3.6.0      # matches the GPU machine's triton; used only at build time
+TRITON_VERSION=3.6.0      # the Triton the kernels were tuned with; used only at build time
 NUMPY_VERSION=2.2.6
 
 apt_packages=(build-essential pkg-config ninja-build libinih-dev libcriterion-dev libjansson-dev

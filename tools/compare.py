@@ -80,7 +80,7 @@ def main():
         was, now = before[key]["variant"], after[key]["variant"]
         if was and now and was != now:
             label += f" (variant {was} -> {now})"
-        # Reports before run Z have no clock.
+        # Reports from before khost measured each sample's SM clock have none.
         clocks = before[key].get("sm_mhz"), after[key].get("sm_mhz")
         if all(clocks) and abs(clocks[1] - clocks[0]) > 0.01 * clocks[0]:
             label += f" (SM clock {clocks[0]:.0f} -> {clocks[1]:.0f} MHz)"

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Copies what a GPU run needs out of a build folder (the binaries, plugins,
 # test programs, fixture plugins and the carried libraries) into stage/BUILD_NAME,
-# leaving compiler caches and objects behind, so the carried tree stays well under
-# the device tool's 64 MiB. Usage: tools/gpu-stage.sh [BUILD_DIR]   then carry "stage".
+# leaving compiler caches and objects behind, so the copy to the GPU machine stays
+# small. Usage: tools/gpu-stage.sh [BUILD_DIR]   then copy "stage" there.
 set -euo pipefail
 build=${1:-build}
 dest=stage/$(basename "$build")

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Prints a khost JSON report as a markdown table (for docs/PERF.md).
+"""Prints a khost JSON report as a markdown table (for docs/RESULTS.md).
 
 Usage: tools/perf-table.py REPORT.json [--device cuda|cpu]
 Exit status 2 when the report cannot be read or is not a khost report.
@@ -50,7 +50,7 @@ def main():
         t = r["time"]
         cells = [r["case"], r["params"], r["backend"], r["device"], r["status"], duration(t.get("median_s")),
                  f"{t['noise_pct']:.2f}%" if t.get("noise_pct") is not None else "-",
-                 # Reports before run Z have no clock.
+                 # Reports from before khost measured each sample's SM clock have none.
                  f"{t['sm_mhz']:.0f}" if t.get("sm_mhz") else "-",
                  f"{r['gbps']:.0f}" if r.get("gbps") else "-",
                  f"{100 * r['peak_fraction']:.1f}%" if r.get("peak_fraction") else "-",

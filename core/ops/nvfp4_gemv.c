@@ -44,7 +44,7 @@ static int64_t ceil_div(int64_t a, int64_t b)
   return (a + b - 1) / b;
 }
 
-/* formats.md: where scale (i, j) of one batch lives in the tensor-core layout. */
+/* docs/FORMATS.md: where scale (i, j) of one batch lives in the tensor-core layout. */
 static int64_t swizzled_offset(int64_t i, int64_t j, int64_t k16)
 {
   return ((i / TILE_ROWS) * ceil_div(k16, TILE_COLS) + j / TILE_COLS) * TILE_BYTES + (i % 32) * 16 +
@@ -163,7 +163,7 @@ static double flops(const khost__case *c)
 }
 
 /* Per batch: a and its scales, v and its scales, once each, and the fp16 output
- * (formats.md). The swizzled copies replace, not add to, the plain scales. */
+ * (docs/FORMATS.md). The swizzled copies replace, not add to, the plain scales. */
 static double bytes(const khost__case *c)
 {
   dims d = dims_of(c);

@@ -42,7 +42,7 @@ using khost__cute::WARP;
 constexpr int THREADS = 128;
 /* __launch_bounds__'s minimum: 6 blocks cap registers at 85, which leaves ptxas
  * the 64-68 it wants (a cap of 64 for every kernel, 8 blocks, measured worse on
- * the few-row shape: docs/CUTE.md, tuning log, sessions 4 and 18). */
+ * the few-row shape: docs/CUTE.md). */
 constexpr int MIN_BLOCKS = 6;
 constexpr int R = 4; /* rows per lane: one decode of a v chunk serves R rows */
 
@@ -207,8 +207,8 @@ row_groups(const uint128_t *a, const uint16_t *sfa, const uint128_t *v, const ui
   int group = first_group + lane_group / W;
   bool group_valid = group * R < rows; /* rows % R == 0: a group is wholly in or out */
   /* By the launch's precomputed multiply and shift: the division it replaces put
-   * 25 vector instructions and a MUFU ahead of every warp's first load (b3, whose
-   * warps run 2 steps, took 1.0-1.2% less time without them: docs/PERF.md run AL). */
+   * 25 vector instructions and a MUFU ahead of every warp's first load (GPU MODE's
+   * 7168 x 2048 x 4, whose warps run 2 steps, took 1.0-1.2% less time without them on an H200). */
   int batch = group_valid ? rows_per_batch.div(group * R) : 0;
 
   /* a and sfa as (row, chunk) of 16-byte chunks and of their 2-byte scale
@@ -368,18 +368,16 @@ int residency_of(const khost_input *in, residency *out)
  * W, warps per row group: 1, or 2 or 4 (a block's warps) while the grid's warps
  * still all fit on the GPU at once and each keeps a step or more. Few rows would
  * otherwise leave most warp slots empty (GPU MODE's m = 7168, k = 16384: 1792
- * groups for 4224 resident warps on an H200, 3696 before run AB; with 2 warps a
- * group, 73% of copy instead of 63%; its m = 256, k = 7168: 64 groups, 5.2 us
- * with 4 warps a group instead of 8.6, on an H100 and an H200: docs/PERF.md run
- * W). Grids of more than
+ * groups for 4224 resident warps on an H200; with 2 warps a group, 73% of copy
+ * instead of 63%; its m = 256, k = 7168: 64 groups, 5.2 us with 4 warps a group
+ * instead of 8.6, on an H100 and an H200). Grids of more than
  * a wave keep one warp a group: split there, blocks of one or two steps measured
- * worse (docs/CUTE.md, tuning log).
+ * worse (docs/CUTE.md).
  * head_blocks, for W = 1 over more than one wave: the blocks of the whole waves,
  * when the groups left for the last wave, at TAIL_W warps each, fit in one wave
  * and give every warp a step or more (else 0: no tail). GPU MODE's m = 4096, k
  * = 7168, l = 8: 2048 blocks for 924 slots, whose last 800 groups would
- * otherwise run 200 blocks on 132 SMs (84% of copy instead of 80%, on an H200:
- * docs/PERF.md run R). */
+ * otherwise run 200 blocks on 132 SMs (84% of copy instead of 80%, on an H200). */
 int plan(const khost_input *in, const khost__gemv &args, int *w, int *head_blocks)
 {
   residency r;

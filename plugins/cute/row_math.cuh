@@ -255,7 +255,7 @@ __device__ __forceinline__ V splat(float value)
 /* A read-only load (.nc, no L1 allocation) whose line L2 marks evict-first.
  * For data read exactly once: its lines then replace each other instead of
  * what else L2 holds. That matters most when L2 is full of dirty lines (after a
- * write-heavy kernel, or a memset L2 flush as khost used before PERF.md run B):
+ * write-heavy kernel, or an L2 flush that writes, as a memset does):
  * evicting them costs a DRAM write each, taken from the reads' bandwidth. */
 template <class V>
 __device__ __forceinline__ V load_evict_first(const V &src)

@@ -23,7 +23,7 @@
 /* The one-warp variant takes grids larger than one wave of the 2-warp variant (the
  * programs of it that fit an SM by its registers: 18 at its 56, so 72 rows an SM); it
  * holds 128 rows an SM in one wave itself (32 programs of 63 registers). Measured from 54
- * to 96 rows an SM (docs/PERF.md run AH): within the 2-warp wave one warp took 5-7% more
+ * to 96 rows an SM: within the 2-warp wave one warp took 5-7% more
  * time at k = 16384 (H200; b1, 54 rows an SM: 13% on an H200, 3% on an H100) and 1-2.5%
  * less at k = 4096 from 60 rows an SM; beyond it, 4-13% less on an H200 and 3-16% on an
  * H100, where the earlier threshold of 96 rows an SM left the 2-warp variant two waves.
@@ -33,26 +33,25 @@
  * a pass, takes rows of 2 or more such tiles: on full grids of k = 4096 to 16384 it took
  * 1.6-3.6% less time than the 4-row one on an H200 and 2.8-4.1% on an H100 (perf_large
  * 1.8-2.2% and 2.8-3.4%), but for 12672 x 4096 x 1 (96 rows an SM): within 1.1% on both.
- * At k = 2048 it took 8.4-13.1% more on an H200, 0.6-3.2% less on an H100 (docs/PERF.md run AK).
+ * At k = 2048 it took 8.4-13.1% more on an H200, 0.6-3.2% less on an H100.
  * It also takes such grids within its own wave (32 programs an SM, 64 rows) that the 4-warp
  * variant's does not hold: against the 2-warp variant chosen before, from 38.8 to 64 rows
  * an SM, from 2.1% more to 5.6% less time on an H200 (b1's shape: within 0.5%) and 0-5.2%
- * less on an H100 (b1's: 1.8-2.1%); at 71.8 rows an SM, past its wave, 10.6-20.5% more
- * (docs/PERF.md runs AK and AL). */
+ * less on an H100 (b1's: 1.8-2.1%); at 71.8 rows an SM, past its wave, 10.6-20.5% more. */
 #define WHOLE_TILES_VARIANT "gemv_m2_k2048_w1_top"
 #define WHOLE_TILES_MIN     2
 /* Of the 2-warp variants, the one that reduces its last tile after the loop comes first:
  * its 72 registers hold 14 programs an SM, 56 rows, where the one whose last pass reloads
  * that tile holds 18. Within its wave it took 0.5-3.7% less time on an H200 and 0.8-2.9%
  * on an H100 (GPU MODE's 7168 x 16384: 0.9-1.6% and 1.0%); its k = 1536 test shapes tied.
- * Past its wave, at 56.2 and 64 rows an SM, it took 10.6-14.2% more (docs/PERF.md run AI). */
+ * Past its wave, at 56.2 and 64 rows an SM, it took 10.6-14.2% more. */
 /* The 4-warp variant takes grids of one wave or less (a wave: the programs of it that
  * fit an SM by its registers, 9 at the 56 it was measured with, times the SMs) and
  * rows of at least 3/4 of its 4096-element tile. It ran GPU MODE's k = 3072 to 7168
  * test shapes (0.2 to 1.9 programs an SM) in 4-18% less time than the earlier rule's
  * choice (the 2-warp variant, or a split of k over a cluster, which it replaces) on an
  * H200, 5-23% on an H100; k = 1536 tied or took 5-6% longer, and a grid of 1216
- * programs (1.02 waves of it) 13% (docs/PERF.md run AD). */
+ * programs (1.02 waves of it) 13%. */
 #define FOUR_WARP_MIN_K   3072
 #define FOUR_WARPS        4
 #define FOUR_WARP_VARIANT "gemv_m4_k4096_w4"

@@ -5,7 +5,7 @@ kernels. Loads are coalesced along n and stores along m; Triton moves the tile
 between the two layouts through shared memory. Tile origins are 64-bit, offsets inside
 a tile 32-bit (the launcher keeps BLOCK * max(m, n) below 2^31). Loads and stores carry
 no L2 hint: under khost's read flush evict_first measured 1.7-2.1% slower on the 8192 x 8192
-cases (docs/PERF.md run Y).
+cases (H200).
 """
 import triton
 import triton.language as tl
