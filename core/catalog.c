@@ -10,15 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The ops, each defined in its own core/ops/<name>.c. Adding an op adds a line here. */
-extern const khost__op khost__op_nvfp4_gemv;
-extern const khost__op khost__op_copy_transpose;
-extern const khost__op khost__op_reduce_sum;
-extern const khost__op khost__op_softmax_online;
-
-static const khost__op *const all_ops[] = {
-    &khost__op_nvfp4_gemv, &khost__op_copy_transpose, &khost__op_reduce_sum, &khost__op_softmax_online, NULL,
-};
+/* all_ops: every op, each defined in its own core/ops/<name>.c, in the order of the
+ * op list (core/ops/meson.build), NULL-terminated. */
+#include "ops/op_table.h"
 
 const khost__op *const *khost__catalog_ops(void)
 {

@@ -64,7 +64,7 @@ typedef struct khost__tensor_set {
   khost__tensor_spec outputs[KHOST__MAX_TENSORS];
 } khost__tensor_set;
 
-/* One op. Static; registered in catalog.c. Every function is pure. */
+/* One op. Static; listed in core/ops/meson.build. Every function is pure. */
 typedef struct khost__op {
   const char *name;
   const char *summary;

@@ -5,8 +5,8 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 
+#include "nvfp4_gemv_rule.h"
 #include "select.h"
-#include "triton_aot.h"
 
 /* H100 and H200 (SXM) have 132 SMs; 114, the PCIe H100's published count, has no run
  * of khost behind it. */

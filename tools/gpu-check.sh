@@ -80,37 +80,6 @@ run_tests() {
   [ ${#failures[@]} -eq 0 ]
 }
 
-# Every fault plugin on one small case; each must get its expected status while the good rows pass.
-check_faults() {
-  local faults=() f
-  for f in "$build"/tests/fault_*.so; do faults+=(--plugin "$f"); done
-  "$build/khost" --op copy_transpose,nvfp4_gemv --case 'copy_transpose_fp32_*,tiny_single' --timeout 10 \
-    --max-time 0.05 --json "$out/faults.json" "${faults[@]}"
-  local rc=$?
-  [ "$rc" -eq 1 ] || { echo "khost exited $rc with failing plugins present; expected 1"; return 1; }
-  python3 - "$out/faults.json" <<'PY'
-import json, sys
-want = {"fault_free": "PASS", "fault_segv": "CRASH", "fault_abort": "CRASH", "fault_exit0": "CRASH",
-        "fault_hang": "TIMEOUT", "fault_status": "ERROR", "fault_decline": "SKIP", "fault_cached": "FAIL", "fault_cached_address": "FAIL",
-        "fault_lazy": "FAIL", "fault_cuda_free": "PASS", "fault_cuda_no_write": "FAIL",
-        "fault_cuda_other_stream": "ERROR", "fault_cuda_captured_once": "PASS", "fault_cuda_illegal_address": "CRASH", "fault_cuda_write_past_end": "FAIL",
-        "fault_no_write": "FAIL", "fault_skip_last": "FAIL", "fault_write_past_end": "FAIL", "fault_mutate_input": "ERROR", "fault_mutate_late": "ERROR",
-        "fault_describe_fails": "ERROR", "fault_supports_fails": "ERROR", "fault_mutate_status": "ERROR",
-        "fault_segv_fresh": "CRASH", "fault_cuda_supports_faults": "CRASH",
-        "reference": "PASS"}
-rows = json.load(open(sys.argv[1]))["rows"]
-bad = [(r["case"], r["backend"], r["device"], r["status"]) for r in rows
-       if r["op"] == "copy_transpose" and want.get(r["backend"], r["status"]) != r["status"]]
-# A fault plugin that did not load has no row: that is a failure too, not a pass.
-seen = {r["backend"] for r in rows if r["op"] == "copy_transpose"}
-bad += [("copy_transpose", backend, "-", "no row") for backend in sorted(want.keys() - seen)]
-wrong_block = [r["status"] for r in rows if r["backend"] == "fault_wrong_block" and r["op"] == "nvfp4_gemv"]
-if wrong_block != ["FAIL"]: bad.append(("tiny_single", "fault_wrong_block", "cpu", wrong_block))
-print("unexpected:", bad) if bad else print("every fault caught as expected")
-sys.exit(1 if bad else 0)
-PY
-}
-
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv 2>&1 | tee -a "$log"
 step tests 0 run_tests
 step list 0 "$build/khost" --list
@@ -119,7 +88,7 @@ step smoke 0 "$build/khost" --suite smoke --json "$out/smoke.json"
 # fresh input sets (--trials) after timing, as a kernel wrong on some inputs only may pass one.
 step correctness 0 "$build/khost" --suite correctness --max-time 0.1 --trials 3 --json "$out/correctness.json"
 step gpumode 0 "$build/khost" --suite gpumode_nvfp4 --trials 3 --json "$out/gpumode.json"
-step faults 0 check_faults
+step faults 0 "$root/tests/plugins/fault_check.sh" "$build" "$out"
 
 echo
 echo "gpu-check summary ($(date -u +%FT%TZ)):"

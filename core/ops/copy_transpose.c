@@ -1,5 +1,6 @@
 /* copy_transpose: out[j][i] = in[i][j] for in [m, n], out [n, m]; dtype fp16, bf16, fp32. */
 #include "catalog.h"
+#include "khost/ops/copy_transpose.h"
 #include "ops/rowwise.h"
 
 static void tensors(const khost__case *c, khost__tensor_set *set)

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "catalog.h"
-#include "khost/ops.h"
+#include "khost/ops/nvfp4_gemv.h"
 #include "rng.h"
 
 #define DIM_MAX    (INT64_C(1) << 31)

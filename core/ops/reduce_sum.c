@@ -2,6 +2,7 @@
 #include <math.h>
 
 #include "catalog.h"
+#include "khost/ops/reduce_sum.h"
 #include "ops/rowwise.h"
 
 /* The inputs are N(0, SIGMA^2); the tolerance below depends on it. */

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "formats.h"
+#include "khost/ops/rowwise.h"
 #include "rng.h"
 
 /* 2^31 per dimension keeps every product of two dimensions inside int64 and
@@ -47,8 +48,9 @@ void khost__rowwise_tensors(const khost__case *c, khost__tensor_set *set, int ou
   memset(set, 0, sizeof *set);
   set->ninputs = 1;
   set->noutputs = 1;
-  khost__tensor_spec_fill(&set->inputs[0], "in", d.dtype, 2, in_shape, in_dims);
-  khost__tensor_spec_fill(&set->outputs[0], "out", d.dtype, out_ndim, out_shape, out_dim_names);
+  khost__tensor_spec_fill(&set->inputs[KHOST_ROWWISE_IN], "in", d.dtype, 2, in_shape, in_dims);
+  khost__tensor_spec_fill(&set->outputs[KHOST_ROWWISE_OUT], "out", d.dtype, out_ndim, out_shape,
+                          out_dim_names);
 }
 
 static void store(khost__dtype_id dtype, void *dst, uint64_t e, double x)

@@ -1,8 +1,8 @@
-/* What the float row ops (copy_transpose, reduce_sum, softmax_online) share: the
- * parameters m, n, dtype; the one input in[m, n] and its generator; and the facts
- * about the dtype that their tolerances are derived from. */
-#ifndef KHOST_OPS_ROWWISE_H
-#define KHOST_OPS_ROWWISE_H
+/* What the float row ops share: the parameters m, n, dtype; the one input in[m, n]
+ * and its generator; and the facts about the dtype that their tolerances are
+ * derived from. */
+#ifndef KHOST_CORE_OPS_ROWWISE_H
+#define KHOST_CORE_OPS_ROWWISE_H
 
 #include <stddef.h>
 #include <stdint.h>

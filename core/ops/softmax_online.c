@@ -3,6 +3,7 @@
 #include <math.h>
 
 #include "catalog.h"
+#include "khost/ops/softmax_online.h"
 #include "ops/rowwise.h"
 
 /* Values spread by 2 within a row, so that rows are far from uniform, on top of a

@@ -1,6 +1,6 @@
-/* The validation the row-wise float ops share (copy_transpose, reduce_sum,
- * softmax_online) in every plugin: params m and n, one input [m, n] of fp16,
- * bf16 or fp32, one output of the same dtype shaped by the op. */
+/* The validation the float row ops share in every plugin: params m and n, one
+ * input [m, n] of fp16, bf16 or fp32, one output of the same dtype shaped by the
+ * op (khost/ops/rowwise.h). */
 #ifndef KHOST_PLUGIN_ROW_INPUTS_H
 #define KHOST_PLUGIN_ROW_INPUTS_H
 

@@ -15,6 +15,7 @@
 #include <cute/tensor.hpp>
 
 #include "cute.h"
+#include "khost/ops/copy_transpose.h"
 
 namespace {
 
@@ -179,7 +180,7 @@ int dispatch(const khost_input *in, khost__cute_name *name)
 
 } // namespace
 
-const khost_kernel khost__cute_copy_transpose = {
+extern const khost_kernel khost__cute_copy_transpose = {
   sizeof(khost_kernel), "copy_transpose", KHOST_DEVICE_CUDA, khost__cute_run<dispatch>, supports, nullptr,
   khost__cute_describe<dispatch>,
 };

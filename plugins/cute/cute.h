@@ -2,6 +2,9 @@
  * Hopper sm_90a. Nothing here is exported: the module is linked with a version
  * script that leaves khost_plugin_entry the only dynamic symbol.
  *
+ * An op's kernel, khost__cute_<op> (<op>.cu, defined extern: a C++ const would
+ * have internal linkage), is declared by the generated kernel table alone.
+ *
  * Every kernel follows one contract: it reads device tensors, enqueues on
  * in->stream only, never synchronises, allocates or prints, and turns each
  * failure into a status with a one-line message in in->error. */
@@ -13,16 +16,9 @@
 
 #include <cuda_runtime_api.h>
 
-#include "gemv_inputs.h"
 #include "input_checks.h"
 #include "khost/ops.h"
 #include "row_inputs.h"
-
-/* The kernels, one per op file; static, plugin-owned. */
-extern const khost_kernel khost__cute_nvfp4_gemv;
-extern const khost_kernel khost__cute_copy_transpose;
-extern const khost_kernel khost__cute_reduce_sum;
-extern const khost_kernel khost__cute_softmax_online;
 
 /* describe() runs an op's own dispatch with a name sink: where run() would launch a
  * kernel, the dispatch writes that kernel's name into buf and launches nothing.

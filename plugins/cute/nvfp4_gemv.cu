@@ -28,6 +28,8 @@
 #include <cute/tensor.hpp>
 #include <cutlass/fast_math.h>
 
+#include "khost/ops/nvfp4_gemv.h"
+#include "nvfp4_gemv.h"
 #include "row_math.cuh"
 
 namespace {
@@ -423,7 +425,7 @@ int dispatch(const khost_input *in, khost__cute_name *name)
 
 } // namespace
 
-const khost_kernel khost__cute_nvfp4_gemv = {
+extern const khost_kernel khost__cute_nvfp4_gemv = {
     sizeof(khost_kernel),           "nvfp4_gemv", KHOST_DEVICE_CUDA,
     khost__cute_run<dispatch>,      supports,     nullptr,
     khost__cute_describe<dispatch>,

@@ -5,14 +5,11 @@
  * query) or run(). */
 #include "cute.h"
 
-namespace {
+/* kernels, generated from the op list (meson.build); outside the anonymous
+ * namespace, whose declarations would name other objects than the op files'. */
+#include "kernel_table.h"
 
-const khost_kernel *const kernels[] = {
-  &khost__cute_nvfp4_gemv,
-  &khost__cute_copy_transpose,
-  &khost__cute_reduce_sum,
-  &khost__cute_softmax_online,
-};
+namespace {
 
 const khost_plugin cute_plugin = {
   KHOST_PLUGIN_MAGIC,

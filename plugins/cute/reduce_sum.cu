@@ -7,6 +7,7 @@
  * among 8 threads (short rows), a warp, or a whole block (long rows when there
  * are too few rows to fill the GPU with warps). The loads are evict-first in
  * L2 (row_math.cuh, load_evict_first): the input is read once. */
+#include "khost/ops/reduce_sum.h"
 #include "row_math.cuh"
 
 namespace {
@@ -90,7 +91,7 @@ int dispatch(const khost_input *in, khost__cute_name *name)
 
 } // namespace
 
-const khost_kernel khost__cute_reduce_sum = {
+extern const khost_kernel khost__cute_reduce_sum = {
   sizeof(khost_kernel), "reduce_sum", KHOST_DEVICE_CUDA, khost__cute_run<dispatch>, supports, nullptr,
   khost__cute_describe<dispatch>,
 };

@@ -1,7 +1,7 @@
-/* Device helpers shared by the row-wise kernels (reduce_sum, softmax_online):
- * element conversions, words of several elements, the online-softmax merge,
- * reductions across the threads that share a row, a thread's slice of a row
- * tile, and the rule that picks between 16-byte words and single elements.
+/* Device helpers shared by the kernels that work along rows: element
+ * conversions, words of several elements, the online-softmax merge, reductions
+ * across the threads that share a row, a thread's slice of a row tile, and the
+ * rule that picks between 16-byte words and single elements.
  *
  * A row is viewed as `nvec` words of type V: V is cute::uint128_t (16 bytes,
  * one LDG.E.128 / STG.E.128) when every row starts on a 16-byte boundary, or
@@ -283,7 +283,7 @@ __device__ __forceinline__ V load_evict_first(const V &src)
 
 /* A read-only load (.nc) that allocates no L1 line, with no L2 hint: for data
  * read once by a kernel whose L2 policy measured better left alone (the GEMV's
- * matrix: docs/CUTE.md, nvfp4_gemv). */
+ * matrix: docs/CUTE.md). */
 template <class V>
 __device__ __forceinline__ V load_no_allocate(const V &src)
 {
@@ -301,7 +301,7 @@ __device__ __forceinline__ V load_no_allocate(const V &src)
 }
 
 /* How a row kernel reads its input: plain loads, or evict-first for a kernel
- * that only reads (reduce_sum). Softmax reads and writes; there the hint
+ * that only reads (the row sum). Softmax reads and writes; there the hint
  * measured no better (fp32 a little worse: docs/CUTE.md). */
 enum class row_load { plain, evict_first };
 
@@ -401,7 +401,7 @@ __device__ __forceinline__ softmax_stat fragment_stat(fragment<T, V, NV> &f)
  * elements_shape<T, V, TPR, E> gives E elements (E / VEC words) per thread.
  * MIN_BLOCKS goes to __launch_bounds__: asking for 1024 resident threads per SM
  * caps registers at 64, and with that bound ptxas hoists all NV loads of a step
- * above the arithmetic; without it, it squeezed reduce_sum into 32 registers by
+ * above the arithmetic; without it, it squeezed the row sum into 32 registers by
  * interleaving loads and adds, leaving two loads in flight. A shape with more
  * words per thread than that cap holds passes its own MIN_BLOCKS_ (2: 128
  * registers). */

@@ -12,6 +12,7 @@
  * read (partly served by L2). */
 #include <cooperative_groups.h>
 
+#include "khost/ops/softmax_online.h"
 #include "row_math.cuh"
 
 namespace {
@@ -230,7 +231,7 @@ int dispatch(const khost_input *in, khost__cute_name *name)
 
 } // namespace
 
-const khost_kernel khost__cute_softmax_online = {
+extern const khost_kernel khost__cute_softmax_online = {
   sizeof(khost_kernel), "softmax_online", KHOST_DEVICE_CUDA, khost__cute_run<dispatch>, supports, nullptr,
   khost__cute_describe<dispatch>,
 };

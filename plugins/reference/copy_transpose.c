@@ -2,6 +2,7 @@
  * decoded, so -0, NaN payloads and subnormals come through bit-exact. */
 #include <string.h>
 
+#include "khost/ops/copy_transpose.h"
 #include "parallel.h"
 #include "reference.h"
 

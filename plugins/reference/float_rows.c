@@ -1,5 +1,5 @@
-/* What the row-wise float ops (copy_transpose, reduce_sum, softmax_online) share:
- * validation of the [m, n] input and its output, and exact element access. */
+/* What the float row ops share: validation of the [m, n] input and its output,
+ * and exact element access. */
 #include <pthread.h>
 #include <stdbool.h>
 

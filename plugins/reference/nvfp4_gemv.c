@@ -25,6 +25,8 @@
 #include <stdlib.h>
 
 #include "formats.h"
+#include "khost/ops/nvfp4_gemv.h"
+#include "nvfp4_gemv.h"
 #include "parallel.h"
 #include "reference.h"
 

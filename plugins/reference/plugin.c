@@ -3,20 +3,9 @@
  * CUDA toolkit) plain CUDA kernels for each op, the GPU speed baseline. */
 #include "reference.h"
 
-static const khost_kernel *const kernels[] = {
-    /* The CPU kernels first: the oracle. */
-    &khost__reference_nvfp4_gemv,
-    &khost__reference_copy_transpose,
-    &khost__reference_reduce_sum,
-    &khost__reference_softmax_online,
-#ifdef KHOST_REFERENCE_CUDA
-    /* Then the CUDA kernels: the GPU baseline. */
-    &khost__reference_cuda_nvfp4_gemv,
-    &khost__reference_cuda_copy_transpose,
-    &khost__reference_cuda_reduce_sum,
-    &khost__reference_cuda_softmax_online,
-#endif
-};
+/* kernels: the CPU kernels first, the oracle, then (in CUDA builds) the CUDA
+ * kernels, the GPU baseline; generated from the op list (meson.build). */
+#include "kernel_table.h"
 
 static const khost_plugin reference_plugin = {
     .magic = KHOST_PLUGIN_MAGIC,

@@ -3,6 +3,7 @@
  * double sum is exact for fp16 rows up to 2^13 elements (fp16 values span 40
  * bits); otherwise its error is far below one output ulp unless the row cancels
  * almost completely, which the op's tolerance covers. */
+#include "khost/ops/reduce_sum.h"
 #include "parallel.h"
 #include "reference.h"
 

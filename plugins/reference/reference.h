@@ -2,14 +2,16 @@
  * checked against, and plain CUDA kernels (cuda/, built when the CUDA toolkit is
  * found) that are the GPU speed baseline. Nothing here is exported: the module is
  * built with hidden visibility and only khost_plugin_entry leaves it. Included
- * from C and from the CUDA sources (C++), hence the C linkage block. */
+ * from C and from the CUDA sources (C++), hence the C linkage block. An op's
+ * kernels, khost__reference_<op> (<op>.c) and khost__reference_cuda_<op>
+ * (cuda/<op>.cu), are declared by the generated kernel table alone; the CUDA
+ * sources define theirs extern "C", as a C++ const would have internal linkage. */
 #ifndef KHOST_REFERENCE_H
 #define KHOST_REFERENCE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gemv_inputs.h"
 #include "input_checks.h"
 #include "khost/ops.h"
 #include "row_inputs.h"
@@ -17,19 +19,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* The CPU kernels, one per op file; static, plugin-owned. */
-extern const khost_kernel khost__reference_nvfp4_gemv;
-extern const khost_kernel khost__reference_copy_transpose;
-extern const khost_kernel khost__reference_reduce_sum;
-extern const khost_kernel khost__reference_softmax_online;
-
-/* The CUDA kernels, one per file in cuda/; static, plugin-owned. Defined only
- * in builds with KHOST_REFERENCE_CUDA. */
-extern const khost_kernel khost__reference_cuda_nvfp4_gemv;
-extern const khost_kernel khost__reference_cuda_copy_transpose;
-extern const khost_kernel khost__reference_cuda_reduce_sum;
-extern const khost_kernel khost__reference_cuda_softmax_online;
 
 /* A validated row-wise call on the CPU and how to read its elements exactly.
  * Points into the call's tensors and static tables; valid for the call. */

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "khost/ops/softmax_online.h"
 #include "parallel.h"
 #include "reference.h"
 

@@ -5,8 +5,8 @@
  * size, so fp16 and bf16 share the 16-bit kernels. */
 #include <stdint.h>
 
+#include "khost/ops/copy_transpose.h"
 #include "rows.h"
-#include "triton_aot.h"
 
 static int64_t tiles(const khost__triton_variant *v, const khost__triton_shape *s)
 {

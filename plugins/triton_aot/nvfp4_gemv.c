@@ -11,12 +11,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gemv_inputs.h"
 #include "input_checks.h"
+#include "khost/ops/nvfp4_gemv.h"
 #include "launch.h"
 #include "message.h"
+#include "nvfp4_gemv.h"
+#include "nvfp4_gemv_rule.h"
 #include "select.h"
-#include "triton_aot.h"
 
 #define SCALE_BLOCK KHOST__GEMV_BLOCK /* k-elements per e4m3 scale, and per 64-bit word of codes */
 #define MAX_GRID_Y  65535

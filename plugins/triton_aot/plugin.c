@@ -1,19 +1,16 @@
 /* The triton_aot plugin: Triton kernels compiled ahead of time into sm_90a cubins
  * (tools/triton_aot.py), launched through the CUDA driver API, which is loaded at
  * first use so that the plugin loads on machines without a driver. */
+#include "khost/plugin.h"
 #include "launch.h"
-#include "triton_aot.h"
 
 #ifndef KHOST_TRITON_AOT_VERSION
 #define KHOST_TRITON_AOT_VERSION "0"
 #endif
 
-static const khost_kernel *const kernels[] = {
-    &khost__triton_nvfp4_gemv,
-    &khost__triton_copy_transpose,
-    &khost__triton_reduce_sum,
-    &khost__triton_softmax_online,
-};
+/* kernels: khost__triton_<op> of each <op>.c, in the order of the op list; generated
+ * (meson.build), the only declaration of each. */
+#include "kernel_table.h"
 
 static const khost_plugin descriptor = {
     .magic = KHOST_PLUGIN_MAGIC,

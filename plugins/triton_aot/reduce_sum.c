@@ -5,8 +5,8 @@
  * (block_m 1) for rows longer than any tile; the masked scalar variant otherwise. */
 #include <stdint.h>
 
+#include "khost/ops/reduce_sum.h"
 #include "rows.h"
-#include "triton_aot.h"
 
 static const char *cannot_run(const khost__triton_variant *v, const khost__triton_shape *s)
 {

@@ -1,7 +1,6 @@
-/* The launcher the row-wise ops share (copy_transpose, reduce_sum,
- * softmax_online): params m and n, one fp16, bf16 or fp32 input [m, n], one
- * output of the same dtype, kernels taking (x, y, m, n). Each op file supplies its
- * rule and grid. */
+/* The launcher the float row ops share: params m and n, one fp16, bf16 or fp32
+ * input [m, n], one output of the same dtype, kernels taking (x, y, m, n). Each op
+ * file supplies its rule and grid. */
 #ifndef KHOST_TRITON_ROWS_H
 #define KHOST_TRITON_ROWS_H
 

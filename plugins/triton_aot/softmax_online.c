@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "khost/ops/softmax_online.h"
 #include "rows.h"
-#include "triton_aot.h"
 
 static int is_tile(const khost__triton_variant *v)
 {

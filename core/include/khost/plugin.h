@@ -158,7 +158,7 @@ typedef int (*khost_describe_fn)(const khost_input *in, char *buf, size_t size);
 /* One implementation of one op on one device. Static, plugin-owned. */
 typedef struct khost_kernel {
   size_t struct_size;                /* sizeof(khost_kernel) as the plugin compiled it */
-  const char *op;                    /* catalog op name, for example "nvfp4_gemv" */
+  const char *op;                    /* catalog op name, as khost --list shows it */
   int32_t device_type;               /* khost_device_type the kernel runs on and reads from */
   khost_kernel_fn run;               /* required */
   khost_supports_fn supports;        /* optional, NULL = supports everything valid */

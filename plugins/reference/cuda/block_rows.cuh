@@ -1,6 +1,6 @@
-/* The shape shared by the row kernels (nvfp4_gemv, reduce_sum, softmax_online):
- * one thread block per row, its threads striding along the row, then a reduction
- * across the block. Rows past the grid are taken by the same blocks in a loop. */
+/* The shape shared by the kernels that reduce along rows: one thread block per
+ * row, its threads striding along the row, then a reduction across the block.
+ * Rows past the grid are taken by the same blocks in a loop. */
 #ifndef KHOST_REFERENCE_BLOCK_ROWS_CUH
 #define KHOST_REFERENCE_BLOCK_ROWS_CUH
 

@@ -4,6 +4,7 @@
  * Reads are coalesced along a row; the writes are strided, which is what makes
  * this the naive baseline. Rows past the grid's y limit are taken in a loop. */
 #include "cuda_check.h"
+#include "khost/ops/copy_transpose.h"
 
 namespace khost_reference {
 namespace {
@@ -45,6 +46,6 @@ int run(const khost_input *in)
 } // namespace
 } // namespace khost_reference
 
-const khost_kernel khost__reference_cuda_copy_transpose = {
+extern "C" const khost_kernel khost__reference_cuda_copy_transpose = {
     sizeof(khost_kernel), "copy_transpose", KHOST_DEVICE_CUDA, khost_reference::run, nullptr, nullptr,
 };

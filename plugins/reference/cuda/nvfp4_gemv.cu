@@ -13,6 +13,8 @@
 
 #include "block_rows.cuh"
 #include "cuda_check.h"
+#include "khost/ops/nvfp4_gemv.h"
+#include "nvfp4_gemv.h"
 
 namespace khost_reference {
 namespace {
@@ -82,6 +84,6 @@ int run(const khost_input *in)
 } // namespace
 } // namespace khost_reference
 
-const khost_kernel khost__reference_cuda_nvfp4_gemv = {
+extern "C" const khost_kernel khost__reference_cuda_nvfp4_gemv = {
     sizeof(khost_kernel), "nvfp4_gemv", KHOST_DEVICE_CUDA, khost_reference::run, nullptr, nullptr,
 };

@@ -3,6 +3,7 @@
  * fp32 accumulator), a fixed-order block reduction, one rounding to the dtype. */
 #include "block_rows.cuh"
 #include "cuda_check.h"
+#include "khost/ops/reduce_sum.h"
 #include "float_elements.cuh"
 
 namespace khost_reference {
@@ -39,6 +40,6 @@ int run(const khost_input *in)
 } // namespace
 } // namespace khost_reference
 
-const khost_kernel khost__reference_cuda_reduce_sum = {
+extern "C" const khost_kernel khost__reference_cuda_reduce_sum = {
     sizeof(khost_kernel), "reduce_sum", KHOST_DEVICE_CUDA, khost_reference::run, nullptr, nullptr,
 };

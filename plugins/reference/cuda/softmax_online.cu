@@ -8,6 +8,7 @@
 
 #include "block_rows.cuh"
 #include "cuda_check.h"
+#include "khost/ops/softmax_online.h"
 #include "float_elements.cuh"
 
 namespace khost_reference {
@@ -48,6 +49,6 @@ int run(const khost_input *in)
 } // namespace
 } // namespace khost_reference
 
-const khost_kernel khost__reference_cuda_softmax_online = {
+extern "C" const khost_kernel khost__reference_cuda_softmax_online = {
     sizeof(khost_kernel), "softmax_online", KHOST_DEVICE_CUDA, khost_reference::run, nullptr, nullptr,
 };

@@ -1,7 +1,7 @@
-#include "gemv_inputs.h"
+#include "nvfp4_gemv.h"
 
 #include "input_checks.h"
-#include "khost/ops.h"
+#include "khost/ops/nvfp4_gemv.h"
 
 /* m, k and l at most 2^31 - 1 whatever the caller allows, as the host's are:
  * khost_nvfp4_swizzled_bytes multiplies unchecked, and at that bound its product

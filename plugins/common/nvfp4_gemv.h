@@ -1,8 +1,8 @@
 /* The validation every plugin's nvfp4_gemv shares: params m, k, l, the six
  * inputs (the plain and the swizzled scales) and the output, against the shapes
- * the params imply (khost/ops.h). */
-#ifndef KHOST_PLUGIN_GEMV_INPUTS_H
-#define KHOST_PLUGIN_GEMV_INPUTS_H
+ * the params imply (khost/ops/nvfp4_gemv.h). */
+#ifndef KHOST_PLUGIN_NVFP4_GEMV_H
+#define KHOST_PLUGIN_NVFP4_GEMV_H
 
 #include <stdint.h>
 

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Compares triton_aot GEMV variants through khost on a GPU machine, each forced with
-# KHOST_TRITON_VARIANT ("rule" leaves the plugin's own choice), for the selection rule
-# in plugins/triton_aot/nvfp4_gemv.c (docs/TRITON_AOT.md). A build staged by
-# tools/gpu-stage.sh; reports go to $OUT, else to a temporary folder removed at the end.
-#   tools/gemv-variants.sh check BUILD VARIANT...       each variant over the GEMV cases of
+# Lab tooling for the GEMV's selection rule (nvfp4_gemv.c, docs/TRITON_AOT.md): compares
+# triton_aot GEMV variants through khost on a GPU machine, each forced with
+# KHOST_TRITON_VARIANT ("rule" leaves the plugin's own choice). Run from the source root,
+# on a build staged by tools/gpu-stage.sh; reports go to $OUT, else to a temporary folder
+# removed at the end.
+#   plugins/triton_aot/nvfp4_gemv_compare.sh check BUILD VARIANT...
+#                                                       each variant over the GEMV cases of
 #                                                       correctness.ini and the GPU MODE test shapes
-#   tools/gemv-variants.sh time BUILD CASES VARIANT...  one line a variant: time and % of copy of
+#   plugins/triton_aot/nvfp4_gemv_compare.sh time BUILD CASES VARIANT...
+#                                                       one line a variant: time and % of copy of
 #                                                       each GPU MODE case matching the --case glob
 #                                                       CASES (cute beside it) and of performance.ini's
 #                                                       GEMV cases

@@ -1,12 +1,12 @@
-/* plugins/common/gemv_inputs.c: the nvfp4_gemv call every plugin validates alike. */
+/* plugins/common/nvfp4_gemv.c: the nvfp4_gemv call every plugin validates alike. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "gemv_inputs.h"
+#include "nvfp4_gemv.h"
 #include "support/hand_call.h"
 
-Test(gemv_inputs, a_well_formed_call_opens_with_its_pointers)
+Test(nvfp4_gemv_inputs, a_well_formed_call_opens_with_its_pointers)
 {
   hand_call c;
   hand_gemv_call(&c, KHOST_DEVICE_CUDA, 256, 512, 2);
@@ -22,7 +22,7 @@ Test(gemv_inputs, a_well_formed_call_opens_with_its_pointers)
   cr_expect_eq(g.c, c.outputs[KHOST_NVFP4_GEMV_C].data);
 }
 
-Test(gemv_inputs, k_must_be_whole_scale_blocks)
+Test(nvfp4_gemv_inputs, k_must_be_whole_scale_blocks)
 {
   hand_call c;
   hand_gemv_call(&c, KHOST_DEVICE_CUDA, 128, 256, 1);
@@ -32,7 +32,7 @@ Test(gemv_inputs, k_must_be_whole_scale_blocks)
   cr_expect_str_eq(c.error, "nvfp4_gemv: k = 264 is not a multiple of 16");
 }
 
-Test(gemv_inputs, params_past_a_kernels_limit_are_refused)
+Test(nvfp4_gemv_inputs, params_past_a_kernels_limit_are_refused)
 {
   hand_call c;
   hand_gemv_call(&c, KHOST_DEVICE_CUDA, 128, 256, 1);
@@ -42,7 +42,7 @@ Test(gemv_inputs, params_past_a_kernels_limit_are_refused)
 }
 
 /* The sizes the checks compute must not overflow first (UBSan in CI would stop here). */
-Test(gemv_inputs, params_past_2_31_are_refused_whatever_the_caller_allows)
+Test(nvfp4_gemv_inputs, params_past_2_31_are_refused_whatever_the_caller_allows)
 {
   hand_call c;
   hand_gemv_call(&c, KHOST_DEVICE_CUDA, 128, 256, 1);
@@ -52,7 +52,7 @@ Test(gemv_inputs, params_past_2_31_are_refused_whatever_the_caller_allows)
   cr_expect(strstr(c.error, "parameter m = 9223372036854775807 outside [1, 2147483647]"), "%s", c.error);
 }
 
-Test(gemv_inputs, every_tensor_is_checked_the_swizzled_scales_too)
+Test(nvfp4_gemv_inputs, every_tensor_is_checked_the_swizzled_scales_too)
 {
   for (int i = 0; i < KHOST_NVFP4_GEMV_NINPUTS + KHOST_NVFP4_GEMV_NOUTPUTS; i++) {
     hand_call c;
