@@ -8,6 +8,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "columns.h"
+
 /* 15 digits: more than any measurement holds, and 0.1 stays 0.1 instead of 0.10000000000000001. */
 #define DUMP_FLAGS (JSON_INDENT(2) | JSON_REAL_PRECISION(15))
 
@@ -26,7 +28,7 @@ static json_t *number(double v)
   return isfinite(v) ? json_real(v) : json_null();
 }
 
-/* Zero means "not measured" in a row (untimed, no peak, not comparable). */
+/* Zero means "not measured" (a duration, a peak, a speedup). */
 static json_t *measured(double v, int known)
 {
   return known && v != 0 ? number(v) : json_null();
@@ -55,9 +57,8 @@ static json_t *mismatch_json(const khost__mismatch *m)
                    number(m->got), "expected", number(m->expected));
 }
 
-static json_t *check_json(const khost__check_stats *s)
+static json_t *mismatches_json(const khost__check_stats *s)
 {
-  int checked = s->count > 0;
   json_t *shown = json_array();
   for (int i = 0; shown && i < s->nshown && i < KHOST__MAX_MISMATCHES; i++) {
     if (json_array_append_new(shown, mismatch_json(&s->shown[i])) != 0) {
@@ -65,37 +66,52 @@ static json_t *check_json(const khost__check_stats *s)
       shown = NULL;
     }
   }
-  return json_pack("{s:I, s:I, s:I, s:o, s:o, s:o, s:o}", "count", (json_int_t)s->count, "mismatches",
-                   (json_int_t)s->mismatches, "unwritten", (json_int_t)s->unwritten, "max_abs",
-                   checked ? number(s->max_abs) : json_null(), "max_rel",
-                   checked ? number(s->max_rel) : json_null(), "mean_abs",
-                   checked ? number(s->mean_abs) : json_null(), "first_mismatches", shown);
+  return shown;
 }
 
-static json_t *time_json(const khost__timing *t)
+static json_t *value_json(const khost__column *c, const khost__row *r)
 {
-  int timed = t->samples > 0;
-  return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o}", "samples", (json_int_t)t->samples,
-                   "median_s", measured(t->median, timed), "mean_s", measured(t->mean, timed), "min_s",
-                   measured(t->min, timed), "max_s", measured(t->max, timed), "stddev_s",
-                   timed ? number(t->stddev) : json_null(), "noise_pct",
-                   timed ? number(t->noise) : json_null(), "sm_mhz", measured(t->sm_mhz, timed), "throttled",
-                   (json_int_t)t->throttled, "sm_mhz_min", measured(t->sm_mhz_min, timed));
+  khost__value v;
+  if (!khost__column_read(c, r, &v)) return json_null();
+  switch (c->format) {
+  case KHOST__FORMAT_TEXT: return text_field(v.text, v.size);
+  case KHOST__FORMAT_COUNT: return json_integer((json_int_t)v.count);
+  case KHOST__FORMAT_FLAG: return json_boolean(v.count);
+  case KHOST__FORMAT_MISMATCHES: return mismatches_json(v.check);
+  case KHOST__FORMAT_SECONDS: return measured(v.number, 1); /* as the table's "-" */
+  default: return number(v.number);
+  }
+}
+
+/* Sets value (a new reference, NULL on failure) at the dotted path in obj,
+ * creating the objects on the way: keys keep the order they were first set in. */
+static int set_path(json_t *obj, const char *path, json_t *value)
+{
+  const char *dot;
+  while (obj && (dot = strchr(path, '.'))) {
+    char key[64];
+    snprintf(key, sizeof key, "%.*s", (int)(dot - path), path);
+    json_t *inner = json_object_get(obj, key);
+    if (!inner && json_object_set_new(obj, key, inner = json_object()) != 0) inner = NULL;
+    obj = inner;
+    path = dot + 1;
+  }
+  if (obj) return json_object_set_new(obj, path, value);
+  json_decref(value);
+  return -1;
 }
 
 static json_t *row_json(const khost__row *r)
 {
-  int timed = r->time.samples > 0;
-  return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o,"
-                   " s:o, s:b}",
-                   "case", TEXT(r->case_name), "op", TEXT(r->op), "params", TEXT(r->params), "backend",
-                   TEXT(r->backend), "device", TEXT(r->device), "variant",
-                   r->variant[0] ? TEXT(r->variant) : json_null(), "status",
-                   khost__row_status_name(r->status), "message", TEXT(r->message), "atol", number(r->atol),
-                   "rtol", number(r->rtol), "check", check_json(&r->check), "time", time_json(&r->time),
-                   "flops", number(r->flops), "bytes", number(r->bytes), "gbps", measured(r->gbps, timed),
-                   "tflops", measured(r->tflops, timed), "peak_fraction", measured(r->peak_fraction, 1),
-                   "speedup", measured(r->speedup, 1), "is_baseline", r->is_baseline != 0);
+  json_t *obj = json_object();
+  for (int i = 0; obj && i < khost__ncolumns; i++) {
+    const khost__column *c = &khost__columns[i];
+    if (c->json && set_path(obj, c->json, value_json(c, r)) != 0) {
+      json_decref(obj);
+      obj = NULL;
+    }
+  }
+  return obj;
 }
 
 /* Zero means "unknown" in a khost__run_info. */

@@ -82,12 +82,12 @@ static int case_done(void *ctx, const khost__row *rows, int n, const khost__devi
   memcpy(r->rows + r->nrows, rows, (size_t)n * sizeof *rows);
   r->nrows += n;
   int rc = KHOST__OK;
-  for (int i = 0; i < n; i++) r->undumped += rows[i].dump_incomplete;
+  for (int i = 0; i < n; i++) r->undumped += rows[i].measured.dump_incomplete;
   for (int i = 0; i < n && rc == KHOST__OK; i++) {
     if (r->json) rc = khost__json_append(r->json, &rows[i], err);
     if (rc == KHOST__OK && r->csv) rc = khost__csv_write_row(r->csv, &rows[i], err);
   }
-  fprintf(stderr, "khost: %s done\n", rows[0].case_name);
+  fprintf(stderr, "khost: %s done\n", rows[0].id.case_name);
   return rc;
 }
 

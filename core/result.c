@@ -21,29 +21,30 @@ const char *khost__row_status_name(khost__row_status s)
 static int backend_slot(khost__summary *out, const khost__row *r)
 {
   for (int i = 0; i < out->nbackends; i++)
-    if (strcmp(out->backends[i].name, r->backend) == 0 && strcmp(out->backends[i].device, r->device) == 0)
+    if (strcmp(out->backends[i].name, r->id.backend) == 0 &&
+        strcmp(out->backends[i].device, r->id.device) == 0)
       return i;
   if (out->nbackends == KHOST__SUMMARY_MAX_BACKENDS) return -1;
   khost__backend_summary *b = &out->backends[out->nbackends];
-  snprintf(b->name, sizeof b->name, "%s", r->backend);
-  snprintf(b->device, sizeof b->device, "%s", r->device);
+  snprintf(b->name, sizeof b->name, "%s", r->id.backend);
+  snprintf(b->device, sizeof b->device, "%s", r->id.device);
   return out->nbackends++;
 }
 
 static int is_timed_pass(const khost__row *r)
 {
-  return r->status == KHOST__ROW_PASS && r->time.samples > 0 && r->time.median > 0;
+  return r->measured.status == KHOST__ROW_PASS && r->measured.time.samples > 0 && r->measured.time.median > 0;
 }
 
 static int has_speedup(const khost__row *r)
 {
-  return r->status == KHOST__ROW_PASS && r->speedup > 0 && isfinite(r->speedup);
+  return r->measured.status == KHOST__ROW_PASS && r->derived.speedup > 0 && isfinite(r->derived.speedup);
 }
 
 int khost__row_opens_case(const khost__row *rows, int i)
 {
   for (int j = 0; j < i; j++)
-    if (strcmp(rows[j].case_name, rows[i].case_name) == 0) return 0;
+    if (strcmp(rows[j].id.case_name, rows[i].id.case_name) == 0) return 0;
   return 1;
 }
 
@@ -53,8 +54,8 @@ static const khost__row *case_winner(const khost__row *rows, int nrows, int firs
   const khost__row *best = NULL;
   for (int k = first; k < nrows; k++) {
     const khost__row *r = &rows[k];
-    if (strcmp(r->case_name, rows[first].case_name) == 0 && is_timed_pass(r) &&
-        (!best || r->time.median < best->time.median))
+    if (strcmp(r->id.case_name, rows[first].id.case_name) == 0 && is_timed_pass(r) &&
+        (!best || r->measured.time.median < best->measured.time.median))
       best = r;
   }
   return best;
@@ -77,14 +78,14 @@ void khost__summarize(const khost__row *rows, int nrows, khost__summary *out)
   out->nrows = nrows;
   for (int i = 0; i < nrows; i++) {
     const khost__row *r = &rows[i];
-    if ((unsigned)r->status < KHOST__ROW_STATUS_COUNT) out->by_status[r->status]++;
+    if ((unsigned)r->measured.status < KHOST__ROW_STATUS_COUNT) out->by_status[r->measured.status]++;
     int slot = backend_slot(out, r);
     if (slot < 0) {
       out->rows_omitted++;
       continue;
     }
     if (has_speedup(r)) {
-      log_sum[slot] += log(r->speedup);
+      log_sum[slot] += log(r->derived.speedup);
       out->backends[slot].speedup_cases++;
     }
   }

@@ -1,5 +1,5 @@
 /* One row of the comparison: what one backend did on one case. Plain values,
- * fixed size, so a worker process can send it through a pipe as bytes. */
+ * fixed size, so that a worker process can send its part through a pipe as bytes. */
 #ifndef KHOST_RESULT_H
 #define KHOST_RESULT_H
 
@@ -47,25 +47,46 @@ typedef struct khost__timing {
   double sm_mhz_min;  /* the lowest SM clock of the kept samples; 0 when unknown */
 } khost__timing;
 
-typedef struct khost__row {
+/* Which case and backend the row is about, with what follows from the case alone:
+ * the op's counts and the tolerances in force. The parent's (runner.c): being the
+ * same for every backend of the case and known before any worker starts, they
+ * come from the catalog, not from the worker (which checks against the same case). */
+typedef struct khost__row_id {
   char case_name[64];
   char op[32];
   char params[128];                        /* the case's parameters as "m=128 k=4096 l=1" */
   char backend[KHOST_PLUGIN_NAME_MAX + 1]; /* plugin name */
   char device[8];                          /* "cpu" or "cuda" */
+  double flops, bytes;                     /* the op's counts for this case */
+  double atol, rtol;
+} khost__row_id;
+
+/* What the worker measured: the only part of a row that crosses the pipe. */
+typedef struct khost__measurement {
   khost__row_status status;
   char message[512];                 /* reason for SKIP/ERROR/CRASH/TIMEOUT/FAIL, else empty */
   char variant[KHOST__VARIANT_SIZE]; /* the implementation the kernel named (describe()), else empty;
-                                        the parent takes it from the worker's phase messages */
-  double atol, rtol;
+                                        the parent keeps the one its phase messages announce */
   khost__check_stats check;
   khost__timing time;
-  double flops, bytes;  /* the op's counts for this case */
+  int dump_incomplete; /* --dump could not write a file of this row: its outputs, or the case's inputs */
+} khost__measurement;
+
+/* What the parent (runner.c) derives once the case is over, from the measurement,
+ * the case's counts, the measured peak and the case's baseline row. */
+typedef struct khost__derived {
   double gbps, tflops;  /* from the median; 0 when not timed */
   double peak_fraction; /* of the measured peak bandwidth (GPU), 0 when unknown */
   double speedup;       /* baseline median / this median; 0 when not comparable */
   int is_baseline;
-  int dump_incomplete; /* --dump could not write a file of this row: its outputs, or the case's inputs */
+} khost__derived;
+
+/* One row of the comparison: what one backend did on one case, in three parts
+ * with one owner each. */
+typedef struct khost__row {
+  khost__row_id id;
+  khost__measurement measured;
+  khost__derived derived;
 } khost__row;
 
 const char *khost__row_status_name(khost__row_status s); /* "PASS", ... */

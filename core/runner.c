@@ -115,18 +115,19 @@ static int wanted(const khost__options *o, const char *name, const char *baselin
 static void describe_row(const case_run *r, int s)
 {
   khost__row *row = &r->rows[s];
+  khost__row_id *id = &row->id;
   const khost__case *c = r->c;
   memset(row, 0, sizeof *row);
-  snprintf(row->case_name, sizeof row->case_name, "%s", c->name);
-  snprintf(row->op, sizeof row->op, "%s", c->op->name);
-  khost__case_format_params(c, row->params, sizeof row->params);
-  snprintf(row->backend, sizeof row->backend, "%s", r->reg->plugins[r->slots[s].plugin].desc->name);
-  snprintf(row->device, sizeof row->device, "%s",
+  snprintf(id->case_name, sizeof id->case_name, "%s", c->name);
+  snprintf(id->op, sizeof id->op, "%s", c->op->name);
+  khost__case_format_params(c, id->params, sizeof id->params);
+  snprintf(id->backend, sizeof id->backend, "%s", r->reg->plugins[r->slots[s].plugin].desc->name);
+  snprintf(id->device, sizeof id->device, "%s",
            r->slots[s].device_type == KHOST_DEVICE_CUDA ? "cuda" : "cpu");
-  row->atol = c->atol;
-  row->rtol = c->rtol;
-  row->flops = c->op->flops(c);
-  row->bytes = c->op->bytes(c);
+  id->atol = c->atol;
+  id->rtol = c->rtol;
+  id->flops = c->op->flops(c);
+  id->bytes = c->op->bytes(c);
 }
 
 /* One slot per (wanted plugin, device) that has a kernel for the case's op. */
@@ -157,21 +158,24 @@ static void free_case(case_run *r)
   free(r->slots);
 }
 
-static void take_results(case_run *r, int s, const khost__row *from)
+/* The worker's measurement. The variant stays the one the workers announced (the
+ * same name once the kernel is prepared), so that a worker stopped before naming
+ * the kernel, such as one whose init failed after a restart, keeps an earlier one's. */
+static void take_measurement(case_run *r, int s, const khost__measurement *from)
 {
-  khost__row *row = &r->rows[s];
-  row->status = from->status;
-  memcpy(row->message, from->message, sizeof row->message);
-  row->check = from->check;
-  row->time = from->time;
-  row->dump_incomplete = from->dump_incomplete;
+  khost__measurement *m = &r->rows[s].measured;
+  char variant[sizeof m->variant];
+  memcpy(variant, m->variant, sizeof variant);
+  *m = *from;
+  memcpy(m->variant, variant, sizeof variant);
   r->pending[s] = 0;
 }
 
 static void settle(case_run *r, int s, khost__row_status status, const char *message)
 {
-  r->rows[s].status = status;
-  snprintf(r->rows[s].message, sizeof r->rows[s].message, "%s", message);
+  khost__measurement *m = &r->rows[s].measured;
+  m->status = status;
+  snprintf(m->message, sizeof m->message, "%s", message);
   r->pending[s] = 0;
 }
 
@@ -227,10 +231,10 @@ static int listen(case_run *r, khost__child *child, khost__device_info *known)
       current = m.begin.slot;
       snprintf(phase, sizeof phase, "%s", m.begin.phase);
       if (current >= 0 && current < r->nslots && m.begin.variant[0])
-        snprintf(r->rows[current].variant, sizeof r->rows[current].variant, "%.*s",
+        snprintf(r->rows[current].measured.variant, sizeof r->rows[current].measured.variant, "%.*s",
                  (int)sizeof m.begin.variant - 1, m.begin.variant);
     } else if (type == KHOST__MSG_ROW && m.row.slot >= 0 && m.row.slot < r->nslots) {
-      take_results(r, m.row.slot, &m.row.row);
+      take_measurement(r, m.row.slot, &m.row.measured);
       settled++;
     } else if (type == KHOST__MSG_DEVICE) {
       r->device = m.device;
@@ -331,12 +335,12 @@ static int baseline_slot(const case_run *r, int gpu)
   int device = 0, has_cuda = 0;
   split_baseline(r->o->baseline ? r->o->baseline : r->o->reference, name, sizeof name, &device);
   for (int s = 0; s < r->nslots; s++)
-    has_cuda |= !strcmp(r->rows[s].backend, name) && r->slots[s].device_type == KHOST_DEVICE_CUDA;
+    has_cuda |= !strcmp(r->rows[s].id.backend, name) && r->slots[s].device_type == KHOST_DEVICE_CUDA;
   if (!device) device = gpu && has_cuda ? KHOST_DEVICE_CUDA : KHOST_DEVICE_CPU;
   for (int s = 0; s < r->nslots; s++) {
     const khost__row *row = &r->rows[s];
-    if (!strcmp(row->backend, name) && r->slots[s].device_type == device)
-      return row->time.samples > 0 && row->status == KHOST__ROW_PASS ? s : -1;
+    if (!strcmp(row->id.backend, name) && r->slots[s].device_type == device)
+      return row->measured.time.samples > 0 && row->measured.status == KHOST__ROW_PASS ? s : -1;
   }
   return -1;
 }
@@ -345,15 +349,17 @@ static void derive(case_run *r, double peak, int gpu)
 {
   int base = baseline_slot(r, gpu);
   for (int s = 0; s < r->nslots; s++) {
-    khost__row *row = &r->rows[s];
-    double t = row->time.median;
-    row->is_baseline = s == base;
-    if (row->time.samples == 0 || t <= 0) continue;
-    row->gbps = row->bytes / t / 1e9;
-    row->tflops = row->flops / t / 1e12;
-    if (peak > 0 && r->slots[s].device_type == KHOST_DEVICE_CUDA) row->peak_fraction = row->gbps / peak;
+    const khost__row *row = &r->rows[s];
+    khost__derived *d = &r->rows[s].derived;
+    double t = row->measured.time.median;
+    d->is_baseline = s == base;
+    if (row->measured.time.samples == 0 || t <= 0) continue;
+    d->gbps = row->id.bytes / t / 1e9;
+    d->tflops = row->id.flops / t / 1e12;
+    if (peak > 0 && r->slots[s].device_type == KHOST_DEVICE_CUDA) d->peak_fraction = d->gbps / peak;
     /* A fast wrong answer is no speedup. */
-    if (base >= 0 && row->status == KHOST__ROW_PASS) row->speedup = r->rows[base].time.median / t;
+    if (base >= 0 && row->measured.status == KHOST__ROW_PASS)
+      d->speedup = r->rows[base].measured.time.median / t;
   }
 }
 
@@ -382,7 +388,7 @@ int khost__run_suite(const khost__options *o, const khost__registry *reg, const 
       device_info.peak_gbps = known.peak_gbps;
       device_info.empty_call_s = known.empty_call_s;
       derive(&r, known.peak_gbps, have_device);
-      for (int s = 0; s < r.nslots; s++) *failed |= is_failure(r.rows[s].status);
+      for (int s = 0; s < r.nslots; s++) *failed |= is_failure(r.rows[s].measured.status);
       rc = done(ctx, r.rows, r.nslots, have_device ? &device_info : NULL, err);
     }
     free_case(&r);

@@ -1,37 +1,17 @@
 #include "table.h"
 
 #include <inttypes.h>
-#include <math.h>
 #include <stdarg.h>
 #include <string.h>
 
-enum {
-  COL_BACKEND,
-  COL_DEVICE,
-  COL_STATUS,
-  COL_MAX_ABS,
-  COL_MAX_REL,
-  COL_MISMATCHES,
-  COL_TIME,
-  COL_NOISE,
-  COL_CLOCK,
-  COL_GBPS,
-  COL_TFLOPS,
-  COL_PEAK,
-  COL_SPEEDUP,
-  COL_VARIANT,
-  NCOLS
-};
+#include "columns.h"
+
 enum { SUM_BACKEND, SUM_DEVICE, SUM_SPEEDUP, SUM_CASES, SUM_WINS, SUM_NCOLS };
 
 #define CELL          72 /* room for a backend name (63 characters) */
 #define INDENT        "  "
 #define DETAIL_INDENT "      "
 
-static const char *const titles[NCOLS] = {
-    "backend", "device", "status", "max abs", "max rel", "mismatches", "time",
-    "noise",   "SM MHz", "GB/s",   "TFLOP/s", "%peak",   "speedup",    "variant",
-};
 static const char *const summary_titles[SUM_NCOLS] = {"backend", "device", "speedup (geomean)", "cases",
                                                       "wins"};
 static const char *const status_verbs[KHOST__ROW_STATUS_COUNT] = {
@@ -42,10 +22,17 @@ static const char *const status_verbs[KHOST__ROW_STATUS_COUNT] = {
 /* Column widths, which columns appear and which are text (left-aligned). */
 typedef struct layout {
   int ncols;
-  int width[NCOLS];
-  int shown[NCOLS];
-  int text[NCOLS];
+  int width[KHOST__MAX_COLUMNS];
+  int shown[KHOST__MAX_COLUMNS];
+  int text[KHOST__MAX_COLUMNS];
 } layout;
+
+/* The rows' part of the table: its columns in their order, and their layout. */
+typedef struct row_layout {
+  const khost__column *cols[KHOST__MAX_COLUMNS];
+  const char *titles[KHOST__MAX_COLUMNS];
+  layout l;
+} row_layout;
 
 /* Three significant digits, without an exponent from 1 up: 3012 GB/s reads better than 3.01e+03. */
 static void three_digits(char *cell, double v)
@@ -56,27 +43,39 @@ static void three_digits(char *cell, double v)
     snprintf(cell, CELL, "%.*f", v >= 100 ? 0 : v >= 10 ? 1 : 2, v);
 }
 
-static void fill_cells(const khost__row *r, char (*c)[CELL])
+static void format_cell(khost__format format, const khost__value *v, char *cell)
 {
-  for (int k = 0; k < NCOLS; k++) strcpy(c[k], "-");
-  snprintf(c[COL_BACKEND], CELL, "%s", r->backend);
-  snprintf(c[COL_DEVICE], CELL, "%s", r->device);
-  snprintf(c[COL_STATUS], CELL, "%s", khost__row_status_name(r->status));
-  if (r->check.count > 0) {
-    snprintf(c[COL_MAX_ABS], CELL, "%.3g", r->check.max_abs);
-    snprintf(c[COL_MAX_REL], CELL, "%.3g", r->check.max_rel);
-    snprintf(c[COL_MISMATCHES], CELL, "%" PRIu64, r->check.mismatches);
+  switch (format) {
+  case KHOST__FORMAT_TEXT: snprintf(cell, CELL, "%.*s", (int)strnlen(v->text, v->size), v->text); break;
+  case KHOST__FORMAT_COUNT:
+  case KHOST__FORMAT_FLAG: snprintf(cell, CELL, "%" PRIu64, v->count); break;
+  case KHOST__FORMAT_ERROR: snprintf(cell, CELL, "%.3g", v->number); break;
+  case KHOST__FORMAT_SECONDS: khost__format_seconds(v->number, cell, CELL); break;
+  case KHOST__FORMAT_PERCENT: snprintf(cell, CELL, "%.1f%%", v->number); break;
+  case KHOST__FORMAT_FRACTION: snprintf(cell, CELL, "%.1f%%", 100 * v->number); break;
+  case KHOST__FORMAT_MHZ: snprintf(cell, CELL, "%.0f", v->number); break;
+  case KHOST__FORMAT_RATE: three_digits(cell, v->number); break;
+  case KHOST__FORMAT_RATIO: snprintf(cell, CELL, "%.2fx", v->number); break;
+  default: snprintf(cell, CELL, "%.15g", v->number); break; /* a plain number, as the CSV has it */
   }
-  if (r->time.samples > 0) {
-    khost__format_seconds(r->time.median, c[COL_TIME], CELL);
-    if (isfinite(r->time.noise)) snprintf(c[COL_NOISE], CELL, "%.1f%%", r->time.noise);
-    if (r->time.sm_mhz > 0) snprintf(c[COL_CLOCK], CELL, "%.0f", r->time.sm_mhz);
-  }
-  if (r->bytes > 0 && r->gbps > 0) three_digits(c[COL_GBPS], r->gbps);
-  if (r->flops > 0 && r->tflops > 0) three_digits(c[COL_TFLOPS], r->tflops);
-  if (r->peak_fraction > 0) snprintf(c[COL_PEAK], CELL, "%.1f%%", 100 * r->peak_fraction);
-  if (r->speedup > 0) snprintf(c[COL_SPEEDUP], CELL, "%.2fx", r->speedup);
-  if (r->variant[0]) snprintf(c[COL_VARIANT], CELL, "%.*s", (int)sizeof r->variant, r->variant);
+}
+
+/* A column of a part of the measurement the row lacks (never checked, never
+ * timed) shows a dash, counts included. 1 when the cell holds a value. */
+static int fill_cell(const khost__column *col, const khost__row *r, char *cell)
+{
+  khost__value v;
+  int has = khost__column_read(col, r, &v) && khost__column_measured(col, r);
+  if (has)
+    format_cell(col->format, &v, cell);
+  else
+    strcpy(cell, "-");
+  return has;
+}
+
+static void fill_cells(const row_layout *t, const khost__row *r, char (*c)[CELL])
+{
+  for (int k = 0; k < t->l.ncols; k++) fill_cell(t->cols[k], r, c[k]);
 }
 
 static void widen(layout *l, char (*c)[CELL])
@@ -99,21 +98,27 @@ static void layout_init(layout *l, int ncols, int first_numeric, const char *con
   }
 }
 
-/* Widths fit every row of every case, so all blocks line up under each other. */
-static void plan_rows(layout *l, const khost__run_info *info, const khost__row *rows, int nrows)
+static int shown_before_rows(const khost__column *col, const khost__run_info *info)
 {
-  char c[NCOLS][CELL];
-  layout_init(l, NCOLS, COL_MAX_ABS, titles);
-  l->shown[COL_PEAK] = info && info->peak_gbps > 0;
-  l->shown[COL_VARIANT] = 0;
-  l->shown[COL_CLOCK] = 0;
-  l->text[COL_VARIANT] = 1;
+  if (col->show == KHOST__SHOW_IF_PEAK) return info && info->peak_gbps > 0;
+  return col->show == KHOST__SHOW_ALWAYS;
+}
+
+/* The table's columns. Widths fit every row of every case, so all blocks line up
+ * under each other. */
+static void plan_rows(row_layout *t, const khost__run_info *info, const khost__row *rows, int nrows)
+{
+  char c[KHOST__MAX_COLUMNS][CELL];
+  int n = khost__columns_placed(KHOST__IN_TABLE, t->cols);
+  for (int k = 0; k < n; k++) t->titles[k] = t->cols[k]->table.title;
+  layout_init(&t->l, n, 0, t->titles);
+  for (int k = 0; k < n; k++) {
+    t->l.text[k] = t->cols[k]->format == KHOST__FORMAT_TEXT;
+    t->l.shown[k] = shown_before_rows(t->cols[k], info);
+  }
   for (int i = 0; i < nrows; i++) {
-    fill_cells(&rows[i], c);
-    widen(l, c);
-    l->shown[COL_CLOCK] |= rows[i].time.sm_mhz > 0;
-    l->shown[COL_PEAK] |= rows[i].peak_fraction > 0;
-    l->shown[COL_VARIANT] |= rows[i].variant[0] != '\0';
+    for (int k = 0; k < n; k++) t->l.shown[k] |= fill_cell(t->cols[k], &rows[i], c[k]);
+    widen(&t->l, c);
   }
 }
 
@@ -134,7 +139,7 @@ static void print_cells(FILE *out, const layout *l, char (*c)[CELL])
 
 static void print_titles(FILE *out, const layout *l, const char *const *col_titles)
 {
-  char c[NCOLS][CELL];
+  char c[KHOST__MAX_COLUMNS][CELL];
   for (int k = 0; k < l->ncols; k++) snprintf(c[k], CELL, "%s", col_titles[k]);
   print_cells(out, l, c);
 }
@@ -196,9 +201,9 @@ static void print_indented(FILE *out, const char *text)
 
 static void print_mismatches(FILE *out, const khost__row *r)
 {
-  const khost__check_stats *s = &r->check;
+  const khost__check_stats *s = &r->measured.check;
   fprintf(out, DETAIL_INDENT "%" PRIu64 " of %" PRIu64 " elements outside atol %.3g + rtol %.3g * |expected|",
-          s->mismatches, s->count, r->atol, r->rtol);
+          s->mismatches, s->count, r->id.atol, r->id.rtol);
   if (s->unwritten > 0) fprintf(out, ", %" PRIu64 " never written", s->unwritten);
   fputc('\n', out);
   for (int i = 0; i < s->nshown && i < KHOST__MAX_MISMATCHES; i++) {
@@ -212,43 +217,45 @@ static void print_mismatches(FILE *out, const khost__row *r)
  * which compress every ratio taken from it (GB/s, % of peak, speedups). */
 static void print_overhead(FILE *out, const khost__row *r, double empty_call_s)
 {
-  if (empty_call_s <= 0 || r->time.samples == 0 || strcmp(r->device, "cuda") != 0 ||
-      r->time.median >= 2 * empty_call_s)
+  const khost__timing *t = &r->measured.time;
+  if (empty_call_s <= 0 || t->samples == 0 || strcmp(r->id.device, "cuda") != 0 ||
+      t->median >= 2 * empty_call_s)
     return;
-  char t[CELL];
-  khost__format_seconds(empty_call_s, t, sizeof t);
+  char empty[CELL];
+  khost__format_seconds(empty_call_s, empty, sizeof empty);
   fprintf(out,
           DETAIL_INDENT "half or more of this time is launch and event overhead: an empty kernel takes %s "
                         "timed the same way\n",
-          t);
+          empty);
 }
 
 static void print_details(FILE *out, const khost__row *r, double empty_call_s)
 {
-  int has_mismatches = r->check.mismatches > 0 || r->check.unwritten > 0;
+  const khost__measurement *m = &r->measured;
+  int has_mismatches = m->check.mismatches > 0 || m->check.unwritten > 0;
   static const char throttled[] = "more samples were discarded: the SM clock ran under the --throttle floor";
-  if (r->time.throttled > 0 && r->time.samples > 0)
-    fprintf(out, DETAIL_INDENT "%" PRIu32 " %s\n", r->time.throttled, throttled);
+  if (m->time.throttled > 0 && m->time.samples > 0)
+    fprintf(out, DETAIL_INDENT "%" PRIu32 " %s\n", m->time.throttled, throttled);
   print_overhead(out, r, empty_call_s);
-  if (r->status == KHOST__ROW_PASS) return;
-  print_indented(out, r->message);
+  if (m->status == KHOST__ROW_PASS) return;
+  print_indented(out, m->message);
   if (has_mismatches) print_mismatches(out, r);
-  if (!r->message[0] && !has_mismatches) fputs(DETAIL_INDENT "(no reason recorded)\n", out);
+  if (!m->message[0] && !has_mismatches) fputs(DETAIL_INDENT "(no reason recorded)\n", out);
 }
 
-static void print_case(FILE *out, const layout *l, const khost__row *rows, int nrows, int first,
+static void print_case(FILE *out, const row_layout *t, const khost__row *rows, int nrows, int first,
                        double empty_call_s)
 {
-  char c[NCOLS][CELL];
-  const khost__row *head = &rows[first];
+  char c[KHOST__MAX_COLUMNS][CELL];
+  const khost__row_id *head = &rows[first].id;
   fprintf(out, "\ncase %s | op %s", head->case_name, head->op);
   if (head->params[0]) item(out, "%s", head->params);
   fputc('\n', out);
-  print_titles(out, l, titles);
+  print_titles(out, &t->l, t->titles);
   for (int i = first; i < nrows; i++) {
-    if (strcmp(rows[i].case_name, head->case_name) != 0) continue;
-    fill_cells(&rows[i], c);
-    print_cells(out, l, c);
+    if (strcmp(rows[i].id.case_name, head->case_name) != 0) continue;
+    fill_cells(t, &rows[i], c);
+    print_cells(out, &t->l, c);
     print_details(out, &rows[i], empty_call_s);
   }
 }
@@ -267,7 +274,7 @@ static void backend_cells(const khost__backend_summary *b, char (*c)[CELL])
 
 static void print_summary(FILE *out, const khost__summary *s)
 {
-  char c[NCOLS][CELL];
+  char c[KHOST__MAX_COLUMNS][CELL];
   layout l;
   fprintf(out, "\nsummary: %d rows", s->nrows);
   for (int k = 0; k < KHOST__ROW_STATUS_COUNT; k++)
@@ -292,12 +299,12 @@ static void print_summary(FILE *out, const khost__summary *s)
 int khost__table_print(FILE *out, const khost__run_info *info, const khost__row *rows, int nrows,
                        const char *baseline, khost__err *err)
 {
-  layout l;
+  row_layout t;
   khost__summary summary;
   print_header(out, info, baseline);
-  plan_rows(&l, info, rows, nrows);
+  plan_rows(&t, info, rows, nrows);
   for (int i = 0; i < nrows; i++)
-    if (khost__row_opens_case(rows, i)) print_case(out, &l, rows, nrows, i, info ? info->empty_call_s : 0);
+    if (khost__row_opens_case(rows, i)) print_case(out, &t, rows, nrows, i, info ? info->empty_call_s : 0);
   khost__summarize(rows, nrows, &summary);
   print_summary(out, &summary);
   if (fflush(out) != 0 || ferror(out))

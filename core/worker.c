@@ -20,7 +20,8 @@
 typedef struct worker {
   int fd;
   const khost__worker_job *job;
-  khost__row *rows;
+  /* the worker's part of each slot's row */
+  khost__measurement *rows;
   uint8_t *active; /* slot passed so far and is still being measured */
   uint8_t *done;   /* slot's row is final */
   uint8_t *sent;   /* slot's final row went to the parent */
@@ -169,9 +170,9 @@ static void send_rows(worker *w)
 {
   for (int s = 0; s < w->job->nslots; s++) {
     if (!w->done[s] || w->sent[s]) continue;
-    khost__row_msg m = {.slot = s, .row = w->rows[s]};
+    khost__row_msg m = {.slot = s, .measured = w->rows[s]};
     /* A skipped row has nothing to re-check, so it misses no inputs. */
-    m.row.dump_incomplete |= w->inputs_undumped > 0 && m.row.status != KHOST__ROW_SKIP;
+    m.measured.dump_incomplete |= w->inputs_undumped > 0 && m.measured.status != KHOST__ROW_SKIP;
     khost__child_send(w->fd, KHOST__MSG_ROW, &m, sizeof m);
     w->sent[s] = 1;
   }

@@ -46,10 +46,11 @@ typedef struct khost__begin_msg {
   char variant[KHOST__VARIANT_SIZE]; /* what the slot's kernel named once prepared, so a crash row keeps it */
 } khost__begin_msg;
 
-/* KHOST__MSG_ROW: the results of one slot (identity fields are the parent's). */
+/* KHOST__MSG_ROW: what the worker measured on one slot, final. The row's identity
+ * and derived numbers are the parent's. */
 typedef struct khost__row_msg {
   int32_t slot;
-  khost__row row;
+  khost__measurement measured;
 } khost__row_msg;
 
 /* The worker process's exit statuses, read by runner.c: khost__worker_main

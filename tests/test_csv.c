@@ -43,28 +43,22 @@ static int parse_record(const char **p, char **fields)
 
 static khost__row sample_row(void)
 {
-  khost__row r;
-  memset(&r, 0, sizeof r);
-  snprintf(r.case_name, sizeof r.case_name, "reduce_bf16");
-  snprintf(r.op, sizeof r.op, "reduce_sum");
-  snprintf(r.params, sizeof r.params, "m=7 n=33 dtype=bf16");
-  snprintf(r.backend, sizeof r.backend, "cute");
-  snprintf(r.device, sizeof r.device, "cuda");
-  r.status = KHOST__ROW_PASS;
-  r.atol = 0.001;
-  r.rtol = 0.02;
-  r.check.count = 7;
-  r.check.max_abs = 0.00025;
-  r.time.samples = 30;
-  r.time.median = 0.00125;
-  r.time.sm_mhz = 1755;
-  r.time.throttled = 2;
-  r.time.sm_mhz_min = 1740;
-  r.bytes = 462;
-  r.gbps = 0.0003696;
-  r.speedup = 2.5;
-  snprintf(r.variant, sizeof r.variant, "reduce_rows<tpr=8,nv=8,words>");
-  return r;
+  return (khost__row){
+      .id = {.case_name = "reduce_bf16",
+             .op = "reduce_sum",
+             .params = "m=7 n=33 dtype=bf16",
+             .backend = "cute",
+             .device = "cuda",
+             .bytes = 462,
+             .atol = 0.001,
+             .rtol = 0.02},
+      .measured =
+          {.status = KHOST__ROW_PASS,
+           .variant = "reduce_rows<tpr=8,nv=8,words>",
+           .check = {.count = 7, .max_abs = 0.00025},
+           .time = {.samples = 30, .median = 0.00125, .sm_mhz = 1755, .throttled = 2, .sm_mhz_min = 1740}},
+      .derived = {.gbps = 0.0003696, .speedup = 2.5},
+  };
 }
 
 /* Header plus one row, as text (caller frees). */
@@ -117,7 +111,7 @@ Test(csv, messages_are_quoted_per_rfc4180)
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     khost__row row = sample_row();
     char value[600];
-    snprintf(row.message, sizeof row.message, "%s", cases[i].message);
+    snprintf(row.measured.message, sizeof row.measured.message, "%s", cases[i].message);
     char *text = render(&row);
     cr_expect_not_null(strstr(text, cases[i].encoded), "\"%s\" not encoded as %s in:\n%s", cases[i].message,
                        cases[i].encoded, text);
@@ -163,10 +157,10 @@ Test(csv, header_names_every_field)
 Test(csv, missing_values_are_empty_fields)
 {
   khost__row row = sample_row();
-  row.status = KHOST__ROW_TIMEOUT;
-  row.check.count = 0;
-  row.time.samples = 0;
-  row.speedup = 0;
+  row.measured.status = KHOST__ROW_TIMEOUT;
+  row.measured.check.count = 0;
+  row.measured.time.samples = 0;
+  row.derived.speedup = 0;
   char *text = render(&row);
   const char *empty[] = {"max_abs",       "median_s", "noise_pct", "gbps",      "tflops",
                          "peak_fraction", "speedup",  "sm_mhz",    "sm_mhz_min"};
@@ -184,9 +178,9 @@ Test(csv, missing_values_are_empty_fields)
 Test(csv, a_single_sample_has_no_stddev_or_noise)
 {
   khost__row row = sample_row();
-  row.time.samples = 1;
-  row.time.stddev = NAN;
-  row.time.noise = NAN;
+  row.measured.time.samples = 1;
+  row.measured.time.stddev = NAN;
+  row.measured.time.noise = NAN;
   char *text = render(&row);
   char value[600];
   cr_expect_str_eq(value_of(text, "stddev_s", value, sizeof value), "");

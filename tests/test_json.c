@@ -54,33 +54,30 @@ static khost__run_info sample_info(void)
 
 static khost__row sample_row(const char *backend, khost__row_status status, double median, double speedup)
 {
-  khost__row r;
-  memset(&r, 0, sizeof r);
-  snprintf(r.case_name, sizeof r.case_name, "gemv_small");
-  snprintf(r.op, sizeof r.op, "nvfp4_gemv");
-  snprintf(r.params, sizeof r.params, "m=128 k=256 l=2");
-  snprintf(r.backend, sizeof r.backend, "%s", backend);
-  snprintf(r.device, sizeof r.device, "cuda");
-  r.status = status;
-  r.atol = 0.25;
-  r.rtol = 0.125;
-  r.check.count = 256;
-  r.check.max_abs = 0.5;
-  r.check.max_rel = 0.0625;
-  r.check.mean_abs = 0.03125;
-  r.time.samples = median > 0 ? 20 : 0;
-  r.time.median = median;
-  r.time.mean = median * 1.5;
-  r.time.min = median * 0.5;
-  r.time.max = median * 2;
-  r.time.stddev = median * 0.25;
-  r.time.noise = median > 0 ? 1.5 : 0;
-  r.flops = 131072;
-  r.bytes = 24576;
-  r.gbps = median > 0 ? r.bytes / median / 1e9 : 0;
-  r.tflops = median > 0 ? r.flops / median / 1e12 : 0;
-  r.speedup = speedup;
-  r.is_baseline = speedup == 1;
+  int timed = median > 0;
+  khost__row r = {
+      .id = {.case_name = "gemv_small",
+             .op = "nvfp4_gemv",
+             .params = "m=128 k=256 l=2",
+             .device = "cuda",
+             .flops = 131072,
+             .bytes = 24576,
+             .atol = 0.25,
+             .rtol = 0.125},
+      .measured = {.status = status,
+                   .check = {.count = 256, .max_abs = 0.5, .max_rel = 0.0625, .mean_abs = 0.03125},
+                   .time = {.samples = timed ? 20 : 0,
+                            .median = median,
+                            .mean = median * 1.5,
+                            .min = median * 0.5,
+                            .max = median * 2,
+                            .stddev = median * 0.25,
+                            .noise = timed ? 1.5 : 0}},
+      .derived = {.speedup = speedup, .is_baseline = speedup == 1},
+  };
+  snprintf(r.id.backend, sizeof r.id.backend, "%s", backend);
+  r.derived.gbps = timed ? r.id.bytes / median / 1e9 : 0;
+  r.derived.tflops = timed ? r.id.flops / median / 1e12 : 0;
   return r;
 }
 
@@ -148,17 +145,17 @@ Test(json, row_fields_round_trip)
 {
   khost__json_writer *w = open_ok();
   khost__row row = sample_row("cute", KHOST__ROW_FAIL, 2e-6, 4);
-  row.check.mismatches = 7;
-  row.check.unwritten = 3;
-  row.check.nshown = 2;
-  row.check.shown[0] = (khost__mismatch){5, "c[batch=0, row=5]", 1.5, -0.75};
-  row.check.shown[1] = (khost__mismatch){300, "c[batch=1, row=44]", 6, 2};
-  row.peak_fraction = 0.25;
-  row.time.sm_mhz = 1980.5;
-  row.time.throttled = 4;
-  row.time.sm_mhz_min = 1971;
-  snprintf(row.message, sizeof row.message, "7 elements differ, \"quoted\"");
-  snprintf(row.variant, sizeof row.variant, "gemv_rows<tpr=32,w=2>");
+  row.measured.check.mismatches = 7;
+  row.measured.check.unwritten = 3;
+  row.measured.check.nshown = 2;
+  row.measured.check.shown[0] = (khost__mismatch){5, "c[batch=0, row=5]", 1.5, -0.75};
+  row.measured.check.shown[1] = (khost__mismatch){300, "c[batch=1, row=44]", 6, 2};
+  row.derived.peak_fraction = 0.25;
+  row.measured.time.sm_mhz = 1980.5;
+  row.measured.time.throttled = 4;
+  row.measured.time.sm_mhz_min = 1971;
+  snprintf(row.measured.message, sizeof row.measured.message, "7 elements differ, \"quoted\"");
+  snprintf(row.measured.variant, sizeof row.measured.variant, "gemv_rows<tpr=32,w=2>");
   append_ok(w, &row);
   json_t *doc = load();
   json_t *r = json_array_get(field(doc, "rows"), 0);
@@ -265,10 +262,10 @@ Test(json, non_finite_numbers_become_null)
 {
   khost__json_writer *w = open_ok();
   khost__row row = sample_row("nan", KHOST__ROW_FAIL, 1e-3, 0);
-  row.check.max_abs = NAN;
-  row.check.max_rel = INFINITY;
-  row.check.nshown = 1;
-  row.check.shown[0] = (khost__mismatch){0, "c[batch=0, row=0]", -INFINITY, 2};
+  row.measured.check.max_abs = NAN;
+  row.measured.check.max_rel = INFINITY;
+  row.measured.check.nshown = 1;
+  row.measured.check.shown[0] = (khost__mismatch){0, "c[batch=0, row=0]", -INFINITY, 2};
   append_ok(w, &row);
   json_t *doc = load();
   json_t *r = json_array_get(field(doc, "rows"), 0);
@@ -286,8 +283,8 @@ Test(json, untimed_row_has_null_times)
 {
   khost__json_writer *w = open_ok();
   khost__row row = sample_row("picky", KHOST__ROW_SKIP, 0, 0);
-  row.check.count = 0;
-  snprintf(row.message, sizeof row.message, "declines k=256");
+  row.measured.check.count = 0;
+  snprintf(row.measured.message, sizeof row.measured.message, "declines k=256");
   append_ok(w, &row);
   json_t *doc = load();
   json_t *r = json_array_get(field(doc, "rows"), 0);
@@ -307,9 +304,9 @@ Test(json, a_single_sample_has_null_stddev_and_noise)
 {
   khost__json_writer *w = open_ok();
   khost__row row = sample_row("once", KHOST__ROW_PASS, 2.5, 0);
-  row.time.samples = 1;
-  row.time.stddev = NAN;
-  row.time.noise = NAN;
+  row.measured.time.samples = 1;
+  row.measured.time.stddev = NAN;
+  row.measured.time.noise = NAN;
   append_ok(w, &row);
   json_t *doc = load();
   json_t *r = json_array_get(field(doc, "rows"), 0);
@@ -325,8 +322,8 @@ Test(json, invalid_utf8_text_stays_valid)
 {
   khost__json_writer *w = open_ok();
   khost__row row = sample_row("bytes", KHOST__ROW_ERROR, 0, 0);
-  snprintf(row.message, sizeof row.message, "bad \xff\xfe byte");
-  memset(row.device, 'x', sizeof row.device); /* no terminating NUL */
+  snprintf(row.measured.message, sizeof row.measured.message, "bad \xff\xfe byte");
+  memset(row.id.device, 'x', sizeof row.id.device); /* no terminating NUL */
   append_ok(w, &row);
   json_t *doc = load();
   json_t *r = json_array_get(field(doc, "rows"), 0);

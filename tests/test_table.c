@@ -15,29 +15,29 @@ static khost__row make_row(const char *case_name, const char *backend, khost__ro
 {
   khost__row r;
   memset(&r, 0, sizeof r);
-  snprintf(r.case_name, sizeof r.case_name, "%s", case_name);
-  snprintf(r.op, sizeof r.op, "reduce_sum");
-  snprintf(r.params, sizeof r.params, "m=7 n=33 dtype=bf16");
-  snprintf(r.backend, sizeof r.backend, "%s", backend);
-  snprintf(r.device, sizeof r.device, "cuda");
-  r.status = status;
-  r.atol = 1e-3;
-  r.rtol = 2e-2;
-  r.bytes = 1e6;
-  r.flops = 2e6;
+  snprintf(r.id.case_name, sizeof r.id.case_name, "%s", case_name);
+  snprintf(r.id.op, sizeof r.id.op, "reduce_sum");
+  snprintf(r.id.params, sizeof r.id.params, "m=7 n=33 dtype=bf16");
+  snprintf(r.id.backend, sizeof r.id.backend, "%s", backend);
+  snprintf(r.id.device, sizeof r.id.device, "cuda");
+  r.measured.status = status;
+  r.id.atol = 1e-3;
+  r.id.rtol = 2e-2;
+  r.id.bytes = 1e6;
+  r.id.flops = 2e6;
   if (status == KHOST__ROW_PASS || status == KHOST__ROW_FAIL) {
-    r.check.count = 4096;
-    r.check.max_abs = 1.5e-4;
-    r.check.max_rel = 3e-3;
+    r.measured.check.count = 4096;
+    r.measured.check.max_abs = 1.5e-4;
+    r.measured.check.max_rel = 3e-3;
   }
   if (median > 0) {
-    r.time.samples = 50;
-    r.time.median = median;
-    r.time.noise = 0.75;
-    r.gbps = r.bytes / median / 1e9;
-    r.tflops = r.flops / median / 1e12;
+    r.measured.time.samples = 50;
+    r.measured.time.median = median;
+    r.measured.time.noise = 0.75;
+    r.derived.gbps = r.id.bytes / median / 1e9;
+    r.derived.tflops = r.id.flops / median / 1e12;
   }
-  r.speedup = speedup;
+  r.derived.speedup = speedup;
   return r;
 }
 
@@ -121,7 +121,7 @@ Test(table, gpu_times_near_the_empty_kernel_are_noted_under_their_row)
   khost__row rows[3] = {make_row("c1", "short", KHOST__ROW_PASS, 4.9e-6, 1),
                         make_row("c1", "long", KHOST__ROW_PASS, 5.1e-6, 1),
                         make_row("c1", "host", KHOST__ROW_PASS, 1e-6, 1)};
-  snprintf(rows[2].device, sizeof rows[2].device, "cpu");
+  snprintf(rows[2].id.device, sizeof rows[2].id.device, "cpu");
   static const char note[] =
       "      half or more of this time is launch and event overhead: an empty kernel takes "
       "2.50 us timed the same way\n";
@@ -155,10 +155,10 @@ Test(table, row_shows_every_column)
 {
   khost__run_info info = sample_info(2000);
   khost__row row = make_row("c1", "cute", KHOST__ROW_PASS, 12.5e-6, 3.25);
-  row.gbps = 1234.4;
-  row.tflops = 0.0456;
-  row.peak_fraction = 0.617;
-  row.check.mismatches = 0;
+  row.derived.gbps = 1234.4;
+  row.derived.tflops = 0.0456;
+  row.derived.peak_fraction = 0.617;
+  row.measured.check.mismatches = 0;
   char *text = render(&info, &row, 1, "reference");
   char line[512];
   find_line(text, "  cute", line, sizeof line);
@@ -173,7 +173,7 @@ Test(table, row_shows_every_column)
 Test(table, untimed_and_unchecked_cells_show_a_dash)
 {
   khost__row row = make_row("c1", "late", KHOST__ROW_TIMEOUT, 0, 0);
-  snprintf(row.message, sizeof row.message, "no answer within 10 s");
+  snprintf(row.measured.message, sizeof row.measured.message, "no answer within 10 s");
   char *text = render(NULL, &row, 1, NULL);
   char line[512], rebuilt[512] = "";
   find_line(text, "  late", line, sizeof line);
@@ -190,8 +190,8 @@ Test(table, untimed_and_unchecked_cells_show_a_dash)
 Test(table, a_single_sample_shows_no_noise)
 {
   khost__row row = make_row("c1", "once", KHOST__ROW_PASS, 1.5, 0);
-  row.time.samples = 1;
-  row.time.noise = NAN;
+  row.measured.time.samples = 1;
+  row.measured.time.noise = NAN;
   char *text = render(NULL, &row, 1, NULL);
   char line[512];
   find_line(text, "  once", line, sizeof line);
@@ -210,14 +210,15 @@ Test(table, every_status_with_its_details)
       make_row("c1", "segv", KHOST__ROW_CRASH, 0, 0),
       make_row("c1", "slow", KHOST__ROW_TIMEOUT, 0, 0),
   };
-  rows[1].check.mismatches = 12;
-  rows[1].check.unwritten = 2;
-  rows[1].check.nshown = 2;
-  rows[1].check.shown[0] = (khost__mismatch){3, "out[row=3]", 1.5, 1.25};
-  rows[1].check.shown[1] = (khost__mismatch){40, "out[row=40]", -7, 0.5};
-  snprintf(rows[2].message, sizeof rows[2].message, "declines n=33: needs a multiple of 64");
-  snprintf(rows[3].message, sizeof rows[3].message, "kernel returned 1: bad launch");
-  snprintf(rows[4].message, sizeof rows[4].message, "killed by SIGSEGV\nin worker 1234");
+  rows[1].measured.check.mismatches = 12;
+  rows[1].measured.check.unwritten = 2;
+  rows[1].measured.check.nshown = 2;
+  rows[1].measured.check.shown[0] = (khost__mismatch){3, "out[row=3]", 1.5, 1.25};
+  rows[1].measured.check.shown[1] = (khost__mismatch){40, "out[row=40]", -7, 0.5};
+  snprintf(rows[2].measured.message, sizeof rows[2].measured.message,
+           "declines n=33: needs a multiple of 64");
+  snprintf(rows[3].measured.message, sizeof rows[3].measured.message, "kernel returned 1: bad launch");
+  snprintf(rows[4].measured.message, sizeof rows[4].measured.message, "killed by SIGSEGV\nin worker 1234");
   char *text = render(NULL, rows, 6, "reference");
   const char *expected[] = {
       "  reference",
@@ -249,7 +250,7 @@ Test(table, the_sm_clock_column_appears_only_where_a_clock_was_measured)
   char *text = render(NULL, rows, 2, NULL);
   cr_expect_null(strstr(text, "SM MHz"), "no clock measured, no column:\n%s", text);
   free(text);
-  rows[1].time.sm_mhz = 1975.4;
+  rows[1].measured.time.sm_mhz = 1975.4;
   text = render(NULL, rows, 2, NULL);
   char titles[512], line[512];
   find_line(text, "  backend", titles, sizeof titles);
@@ -264,7 +265,7 @@ Test(table, discarded_throttled_samples_are_noted_under_their_row)
 {
   khost__row rows[2] = {make_row("c1", "reference", KHOST__ROW_PASS, 2e-3, 1),
                         make_row("c1", "cute", KHOST__ROW_PASS, 1e-3, 2)};
-  rows[1].time.throttled = 3;
+  rows[1].measured.time.throttled = 3;
   char *text = render(NULL, rows, 2, NULL);
   const char *note =
       strstr(text, "3 more samples were discarded: the SM clock ran under the --throttle floor");
@@ -278,7 +279,7 @@ Test(table, pass_rows_have_no_detail_line)
 {
   khost__row rows[2] = {make_row("c1", "reference", KHOST__ROW_PASS, 2e-3, 1),
                         make_row("c1", "other", KHOST__ROW_PASS, 1e-3, 2)};
-  snprintf(rows[0].message, sizeof rows[0].message, "ignored note");
+  snprintf(rows[0].measured.message, sizeof rows[0].measured.message, "ignored note");
   char *text = render(NULL, rows, 2, NULL);
   cr_expect_null(strstr(text, "ignored note"), "%s", text);
   free(text);
@@ -294,7 +295,7 @@ Test(table, columns_are_aligned_across_cases)
       make_row("other", "reference", KHOST__ROW_SKIP, 0, 0),
       make_row("other", "x", KHOST__ROW_PASS, 3e-4, 0),
   };
-  rows[1].peak_fraction = 0.5;
+  rows[1].derived.peak_fraction = 0.5;
   char *text = render(&info, rows, 4, "reference");
   size_t width = 0;
   int lines = 0;
@@ -321,8 +322,8 @@ Test(table, a_named_implementation_ends_its_row)
       make_row("c1", "triton_aot", KHOST__ROW_PASS, 1e-5, 2),
       make_row("c1", "cute", KHOST__ROW_PASS, 1e-5, 2),
   };
-  snprintf(rows[1].variant, sizeof rows[1].variant, "softmax_fp16_cluster_c8_n8192_w4");
-  snprintf(rows[2].variant, sizeof rows[2].variant, "x");
+  snprintf(rows[1].measured.variant, sizeof rows[1].measured.variant, "softmax_fp16_cluster_c8_n8192_w4");
+  snprintf(rows[2].measured.variant, sizeof rows[2].measured.variant, "x");
   char *text = render(&info, rows, 3, "reference");
   char line[512];
   find_line(text, "  backend", line, sizeof line);
@@ -429,7 +430,7 @@ Test(table, a_plugin_on_two_devices_is_summarised_per_device)
       make_row("c1", "reference", KHOST__ROW_PASS, 8e-3, 1),
       make_row("c1", "reference", KHOST__ROW_PASS, 2e-3, 4),
   };
-  snprintf(rows[0].device, sizeof rows[0].device, "cpu");
+  snprintf(rows[0].id.device, sizeof rows[0].id.device, "cpu");
   khost__summary s;
   khost__summarize(rows, 2, &s);
   cr_assert_eq(s.nbackends, 2);
