@@ -247,18 +247,26 @@ Test(gpu_clock, rows_near_the_empty_kernels_time_are_noted_and_no_others)
   double empty = json_number_value(json_object_get(json_object_get(doc, "run"), "empty_call_s"));
   cr_assert(empty > 0.3e-6 && empty < 50e-6, "empty call %g s", empty);
   cr_expect_not_null(strstr(o.out, " | empty kernel "), "header; stdout:\n%s", o.out);
-  size_t i, near = 0, notes = 0;
+  /* CUDA event times are quantized, so a median can equal twice the empty time exactly, and the
+   * JSON's 15 significant digits may round either of them across the line: such a row may or may
+   * not carry a note. Every row clearly under the line must, and none clearly above it may. */
+  const double line = 2 * empty, margin = 1e-12;
+  size_t i, under = 0, at_most = 0, notes = 0;
   json_array_foreach(json_object_get(doc, "rows"), i, row)
   {
     json_t *time = json_object_get(row, "time");
-    near += !strcmp(json_text(row, "device"), "cuda") &&
-            json_integer_value(json_object_get(time, "samples")) &&
-            json_number_value(json_object_get(time, "median_s")) < 2 * empty;
+    if (strcmp(json_text(row, "device"), "cuda") || !json_integer_value(json_object_get(time, "samples")))
+      continue;
+    double median = json_number_value(json_object_get(time, "median_s"));
+    under += median < line * (1 - margin);
+    at_most += median < line * (1 + margin);
   }
   for (const char *p = o.out; (p = strstr(p, "is launch and event overhead")); p++) notes++;
   /* Smoke's cases are tiny: on an H200 every one of its CUDA rows times under the line, so some must. */
-  cr_expect_gt(near, 0, "no row under %g s; stdout:\n%s", 2 * empty, o.out);
-  cr_expect_eq(notes, near, "%zu notes for %zu rows under %g s; stdout:\n%s", notes, near, 2 * empty, o.out);
+  cr_expect_gt(under, 0, "no row under %g s; stdout:\n%s", line, o.out);
+  cr_expect(notes >= under && notes <= at_most,
+            "%zu notes for %zu rows under %g s (%zu at most); stdout:\n%s", notes, under, line, at_most,
+            o.out);
   free_outcome(&o);
 }
 
