@@ -168,6 +168,10 @@ static void take_measurement(case_run *r, int s, const khost__measurement *from)
   memcpy(variant, m->variant, sizeof variant);
   *m = *from;
   memcpy(m->variant, variant, sizeof variant);
+  /* The bytes came from a process that ran plugin code: every reader may rely on the NULs. */
+  m->message[sizeof m->message - 1] = '\0';
+  for (int i = 0; i < KHOST__MAX_MISMATCHES; i++)
+    m->check.shown[i].where[sizeof m->check.shown[i].where - 1] = '\0';
   r->pending[s] = 0;
 }
 

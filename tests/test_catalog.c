@@ -62,6 +62,26 @@ Test(catalog, finds_every_op_and_lists_them)
   cr_expect_str_eq(khost__catalog_names(), "nvfp4_gemv, copy_transpose, reduce_sum, softmax_online");
 }
 
+/* khost/ops.h includes one header per op, a list written beside the build's op list:
+ * every op of the catalog (built from that list) has its line, and no other op does. */
+Test(catalog, the_public_ops_header_includes_every_op_s_header_and_no_other)
+{
+  FILE *f = fopen(KHOST_SOURCE_ROOT "/core/include/khost/ops.h", "r");
+  cr_assert_not_null(f);
+  static char text[16384];
+  size_t n = fread(text, 1, sizeof text - 1, f);
+  fclose(f);
+  text[n] = '\0';
+  int includes = 0, ops = 0;
+  for (const char *p = text; (p = strstr(p, "#include \"ops/")); p++) includes++;
+  for (const khost__op *const *op = khost__catalog_ops(); *op; op++, ops++) {
+    char line[128];
+    snprintf(line, sizeof line, "#include \"ops/%s.h\"", (*op)->name);
+    cr_expect_not_null(strstr(text, line), "khost/ops.h lacks %s", line);
+  }
+  cr_expect_eq(includes, ops, "khost/ops.h includes %d headers of ops/ for %d ops", includes, ops);
+}
+
 Test(catalog, finds_parameters_by_name)
 {
   const khost__op *op = khost__catalog_find("nvfp4_gemv");

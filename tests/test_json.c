@@ -217,6 +217,39 @@ Test(json, row_fields_round_trip)
   khost__json_free(w);
 }
 
+/* Writes the keys of obj in document order, comma-separated, into buf. */
+static void keys_of(json_t *obj, char *buf, size_t size)
+{
+  size_t used = 0;
+  buf[0] = '\0';
+  for (void *it = json_object_iter(obj); it && used < size; it = json_object_iter_next(obj, it))
+    used += (size_t)snprintf(buf + used, size - used, "%s%s", used ? "," : "", json_object_iter_key(it));
+}
+
+/* Readers that stream the document see keys in the order written; the order is part of the format. */
+Test(json, keys_come_in_their_documented_order)
+{
+  khost__json_writer *w = open_ok();
+  khost__row row = sample_row("cute", KHOST__ROW_PASS, 2e-6, 4);
+  append_ok(w, &row);
+  json_t *doc = load();
+  json_t *r = json_array_get(field(doc, "rows"), 0);
+  char keys[1024];
+  keys_of(doc, keys, sizeof keys);
+  cr_expect_str_eq(keys, "schema_version,khost_version,finished,run,rows,summary");
+  keys_of(r, keys, sizeof keys);
+  cr_expect_str_eq(keys,
+                   "case,op,params,backend,device,variant,status,message,atol,rtol,check,time,flops,bytes,"
+                   "gbps,tflops,peak_fraction,speedup,is_baseline");
+  keys_of(field(r, "check"), keys, sizeof keys);
+  cr_expect_str_eq(keys, "count,mismatches,unwritten,max_abs,max_rel,mean_abs,first_mismatches");
+  keys_of(field(r, "time"), keys, sizeof keys);
+  cr_expect_str_eq(keys,
+                   "samples,median_s,mean_s,min_s,max_s,stddev_s,noise_pct,sm_mhz,throttled,sm_mhz_min");
+  json_decref(doc);
+  khost__json_free(w);
+}
+
 /* A run killed after two rows leaves a valid document with both rows. */
 Test(json, cut_run_leaves_a_valid_document)
 {
