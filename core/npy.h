@@ -8,9 +8,10 @@
 #include "catalog.h"
 #include "error.h"
 
-/* How a khost element type is stored in .npy. NumPy has no bf16, fp8 or fp4, so
- * those keep their raw bits: bf16 as '<u2', e4m3 as '|u1', and packed e2m1 as
- * '|u1' bytes with the last dimension halved. Plain value; descr is static. */
+/* How a khost element type is stored in .npy (its descr from dtype.h). NumPy has
+ * no bf16, fp8 or fp4, so those keep their raw bits: bf16 as '<u2', the fp8 types
+ * as '|u1', and packed e2m1 as '|u1' bytes with the last dimension halved. Plain
+ * value; descr is static. */
 typedef struct khost__npy_layout {
   const char *descr;
   int ndim;

@@ -511,7 +511,7 @@ Test(nvfp4_gemv, scales_span_several_exponents_with_subnormals_and_no_nan)
   free(sfa);
 }
 
-/* formats.md's layout, written out again here on purpose. */
+/* docs/FORMATS.md's layout, written out again here on purpose. */
 static size_t expected_swizzled_offset(size_t i, size_t j, size_t k16)
 {
   size_t tiles_k = (k16 + 3) / 4;

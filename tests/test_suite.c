@@ -252,7 +252,7 @@ typedef struct shipped_case {
   int64_t v1, v2, v3;
 } shipped_case;
 
-/* Spot checks: the seed shapes of formats.md, and one float case per suite. */
+/* Spot checks: the NVFP4 GEMV seed shapes (docs/SUITES.md) and others, and one float case per suite. */
 static const shipped_case shipped[] = {
     {"smoke", "tiny_single", "nvfp4_gemv", "m", "k", "l", 128, 256, 1},
     {"smoke", "small_batch", "nvfp4_gemv", "m", "k", "l", 256, 512, 2},

@@ -22,7 +22,7 @@ namespace {
 constexpr int THREADS = 128;
 constexpr int BLOCK = 16; /* elements sharing one scale: 8 packed bytes */
 
-/* e2m1 code -> value (formats.md): magnitudes 0, 0.5, 1, 1.5, 2, 3, 4, 6; bit 3 is the sign. */
+/* e2m1 code -> value (docs/FORMATS.md): magnitudes 0, 0.5, 1, 1.5, 2, 3, 4, 6; bit 3 is the sign. */
 __constant__ float e2m1_values[16] = {0.0f,  0.5f,  1.0f,  1.5f,  2.0f,  3.0f,  4.0f,  6.0f,
                                       -0.0f, -0.5f, -1.0f, -1.5f, -2.0f, -3.0f, -4.0f, -6.0f};
 

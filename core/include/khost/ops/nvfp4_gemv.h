@@ -1,7 +1,7 @@
 /* nvfp4_gemv, params m, k, l (m % 128 == 0, k % 64 == 0, l >= 1):
  *   c[b][i] = fp16(sum_j e2m1(a[b][i][j]) * e4m3(sfa[b][i][j/16]) * e2m1(v[b][j]) * e4m3(sfv[b][j/16]))
  * The swizzled scale tensors hold the same scales in the tensor-core layout
- * (formats.md): per batch, off(i, j) = ((i/128)*ceil(K16/4) + j/4)*512 + (i%32)*16
+ * (docs/FORMATS.md): per batch, off(i, j) = ((i/128)*ceil(K16/4) + j/4)*512 + (i%32)*16
  * + ((i%128)/32)*4 + j%4 with K16 = k/16; the vector's scales use row 0 of a
  * 128-row tile. Padding is zero. */
 #ifndef KHOST_OPS_NVFP4_GEMV_H
