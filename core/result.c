@@ -16,6 +16,20 @@ const char *khost__row_status_name(khost__row_status s)
   return names[s];
 }
 
+void khost__measurement_settle(khost__measurement *m, khost__row_status status, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  khost__measurement_vsettle(m, status, fmt, ap);
+  va_end(ap);
+}
+
+void khost__measurement_vsettle(khost__measurement *m, khost__row_status status, const char *fmt, va_list ap)
+{
+  m->status = status;
+  vsnprintf(m->message, sizeof m->message, fmt, ap);
+}
+
 /* Index of the row's backend (name and device) in out->backends, added if new;
  * -1 when there is no room. */
 static int backend_slot(khost__summary *out, const khost__row *r)

@@ -3,6 +3,7 @@
 #ifndef KHOST_RESULT_H
 #define KHOST_RESULT_H
 
+#include <stdarg.h>
 #include <stdint.h>
 
 #include "khost/plugin.h"
@@ -90,5 +91,13 @@ typedef struct khost__row {
 } khost__row;
 
 const char *khost__row_status_name(khost__row_status s); /* "PASS", ... */
+
+/* Settles a measurement: its status, and its message from fmt (truncated to the
+ * message's size). The worker's phases and the parent's blame both settle rows
+ * this way; each keeps its own record of which rows are settled. */
+void khost__measurement_settle(khost__measurement *m, khost__row_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void khost__measurement_vsettle(khost__measurement *m, khost__row_status status, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
 
 #endif

@@ -177,9 +177,7 @@ static void take_measurement(case_run *r, int s, const khost__measurement *from)
 
 static void settle(case_run *r, int s, khost__row_status status, const char *message)
 {
-  khost__measurement *m = &r->rows[s].measured;
-  m->status = status;
-  snprintf(m->message, sizeof m->message, "%s", message);
+  khost__measurement_settle(&r->rows[s].measured, status, "%s", message);
   r->pending[s] = 0;
 }
 
