@@ -38,7 +38,7 @@ typedef struct khost__case {
   int64_t params[KHOST__MAX_PARAMS]; /* in the order of op->params */
   uint64_t seed;
   double atol, rtol; /* in force: the op's defaults unless the suite overrode them */
-  char file[256];    /* where the case was defined, for messages */
+  char file[4096];   /* the suite file the case is in, whole (as khost__suite holds it), for messages */
   int line;
 } khost__case;
 

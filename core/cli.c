@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "list.h"
+
 enum {
   OPT_SUITE = 256,
   OPT_OP,
@@ -176,14 +178,29 @@ static int add_path(const char **list, int *n, const char *flag_name, const char
   return KHOST__OK;
 }
 
+/* A name list is read item by item into fixed buffers: an item too long for
+ * them is refused here, before anything is loaded. */
+static int take_list(const char *flag_name, const char *value, const char **field, khost__err *err)
+{
+  *field = value;
+  return khost__list_check(flag_name, value, err);
+}
+
+/* NAME[:DEV]: NAME is held as a list item is. */
+static int take_baseline(const char *value, khost__options *o, khost__err *err)
+{
+  o->baseline = value;
+  return khost__list_check_name("baseline", value, strcspn(value, ":"), err);
+}
+
 static int apply(int id, const char *v, khost__options *o, khost__err *err)
 {
   switch (id) {
   case OPT_SUITE: o->suite = v; break;
-  case OPT_OP: o->ops = v; break;
-  case OPT_CASE: o->cases = v; break;
-  case OPT_BACKENDS: o->backends = v; break;
-  case OPT_BASELINE: o->baseline = v; break;
+  case OPT_OP: return take_list("op", v, &o->ops, err);
+  case OPT_CASE: return take_list("case", v, &o->cases, err);
+  case OPT_BACKENDS: return take_list("backends", v, &o->backends, err);
+  case OPT_BASELINE: return take_baseline(v, o, err);
   case OPT_REFERENCE: o->reference = v; break;
   case OPT_PLUGIN_DIR: return add_path(o->plugin_dirs, &o->nplugin_dirs, "plugin-dir", v, err);
   case OPT_PLUGIN: return add_path(o->plugin_files, &o->nplugin_files, "plugin", v, err);

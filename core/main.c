@@ -48,7 +48,7 @@ static void describe_run(khost__run_info *info, const khost__options *o, const c
   gethostname(info->host, sizeof info->host - 1);
   read_cpu_model(info->cpu, sizeof info->cpu);
   info->ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
-  snprintf(info->suite, sizeof info->suite, "%.255s", suite_path);
+  snprintf(info->suite, sizeof info->suite, "%s", suite_path);
   snprintf(info->command, sizeof info->command, "%s", o->command_line);
   time_t now = time(NULL);
   strftime(info->date, sizeof info->date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));

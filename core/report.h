@@ -21,7 +21,7 @@ typedef struct khost__run_info {
   int sm_clock_mhz, mem_clock_mhz;
   double peak_gbps;              /* measured device copy bandwidth, 0 when not measured */
   int cuda_driver, cuda_runtime; /* CUDA versions as 1000 * major + 10 * minor, 0 when unknown */
-  char suite[256];
+  char suite[4096];              /* the suite file's path, whole (as khost__suite holds it) */
   char command[1024];
   char date[32];       /* ISO 8601 */
   double empty_call_s; /* an empty kernel timed as the run's calls are, 0 when not measured */

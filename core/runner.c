@@ -26,17 +26,17 @@ typedef struct case_run {
   int have_device;
 } case_run;
 
-/* "name" or "name:cpu" / "name:cuda" into plugin name and device (0 = any). */
+/* "name" or "name:cpu" / "name:cuda" into plugin name and device (0 = any).
+ * name holds KHOST__LIST_ITEM_MAX + 1 bytes: the command line refuses a longer
+ * --baseline NAME, and --reference has been found among the loaded plugins. */
 static void split_baseline(const char *spec, char *name, size_t n, int *device)
 {
-  snprintf(name, n, "%s", spec);
-  char *colon = strchr(name, ':');
+  size_t len = strcspn(spec, ":");
+  snprintf(name, n, "%.*s", (int)len, spec);
   *device = 0;
-  if (!colon) return;
-  *colon = '\0';
-  *device = !strcmp(colon + 1, "cpu")    ? KHOST_DEVICE_CPU
-            : !strcmp(colon + 1, "cuda") ? KHOST_DEVICE_CUDA
-                                         : -1;
+  if (!spec[len]) return;
+  const char *after = spec + len + 1;
+  *device = !strcmp(after, "cpu") ? KHOST_DEVICE_CPU : !strcmp(after, "cuda") ? KHOST_DEVICE_CUDA : -1;
 }
 
 /* why (a name that is not loaded, a list that names none), with the names that are. */
@@ -76,7 +76,7 @@ static int check_oracle(const khost__registry *reg, const char *name, const khos
 /* Every name of --backends is loaded, and there is at least one. */
 static int check_backends(const khost__registry *reg, const char *list, khost__err *err)
 {
-  char name[256];
+  char name[KHOST__LIST_ITEM_MAX + 1];
   int names = 0, rc = KHOST__OK;
   for (const char *p = list; rc == KHOST__OK && khost__list_next(&p, name, sizeof name); names++)
     rc = check_name(reg, "backend", name, err);
@@ -95,7 +95,7 @@ int khost__runner_validate(const khost__options *o, const khost__registry *reg, 
   if (rc == KHOST__OK) rc = check_oracle(reg, o->reference, suite, err);
   if (rc == KHOST__OK && o->backends) rc = check_backends(reg, o->backends, err);
   if (rc == KHOST__OK && o->baseline) {
-    char name[128];
+    char name[KHOST__LIST_ITEM_MAX + 1];
     int device;
     split_baseline(o->baseline, name, sizeof name, &device);
     rc = check_name(reg, "baseline backend", name, err);
@@ -333,7 +333,7 @@ static int run_workers(case_run *r, khost__device_info *known, khost__err *err)
  * kernel and over a CPU oracle do not mix in one mean). -1 when there is none. */
 static int baseline_slot(const case_run *r, int gpu)
 {
-  char name[128];
+  char name[KHOST__LIST_ITEM_MAX + 1];
   int device = 0, has_cuda = 0;
   split_baseline(r->o->baseline ? r->o->baseline : r->o->reference, name, sizeof name, &device);
   for (int s = 0; s < r->nslots; s++)
@@ -374,7 +374,7 @@ int khost__run_suite(const khost__options *o, const khost__registry *reg, const 
                      khost__case_done_fn done, void *ctx, int *failed, khost__err *err)
 {
   const khost__plugin *oracle = khost__registry_find(reg, o->reference);
-  char baseline[128];
+  char baseline[KHOST__LIST_ITEM_MAX + 1];
   int baseline_device;
   split_baseline(o->baseline ? o->baseline : o->reference, baseline, sizeof baseline, &baseline_device);
   khost__device_info known = {0}; /* what the first worker to measure sent: peak_gbps, empty_call_s */

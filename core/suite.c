@@ -477,11 +477,10 @@ int khost__suite_find(const char *name_or_path, char *path_out, size_t n, khost_
   return khost__errorf(err, KHOST__E_CONFIG, "no suite '%s'; searched:%s", name_or_path, msg);
 }
 
-/* Copies the next comma-separated item of *csv, blanks trimmed, into item and
- * moves past it; empty items are skipped. False when none is left. */
+/* Whether name matches a pattern (fnmatch) of the list csv. */
 static bool matches_any(const char *csv, const char *name)
 {
-  char item[256];
+  char item[KHOST__LIST_ITEM_MAX + 1];
   while (khost__list_next(&csv, item, sizeof item))
     if (fnmatch(item, name, 0) == 0) return true;
   return false;
@@ -494,7 +493,7 @@ static bool keeps(const khost__case *c, const char *ops_csv, const char *cases_c
 
 static int check_op_patterns(const char *ops_csv, khost__err *err)
 {
-  char item[256];
+  char item[KHOST__LIST_ITEM_MAX + 1];
   while (ops_csv && khost__list_next(&ops_csv, item, sizeof item)) {
     const khost__op *const *op = khost__catalog_ops();
     while (*op && fnmatch(item, (*op)->name, 0) != 0) op++;
@@ -507,7 +506,7 @@ static int check_op_patterns(const char *ops_csv, khost__err *err)
 
 static int check_case_patterns(const khost__suite *s, const char *cases_csv, khost__err *err)
 {
-  char item[256];
+  char item[KHOST__LIST_ITEM_MAX + 1];
   while (cases_csv && khost__list_next(&cases_csv, item, sizeof item)) {
     int i = 0;
     while (i < s->ncases && fnmatch(item, s->cases[i].name, 0) != 0) i++;

@@ -36,9 +36,9 @@ void khost__suite_free(khost__suite *s);
 int khost__suite_find(const char *name_or_path, char *path_out, size_t n, khost__err *err);
 
 /* Keeps, in order, the cases whose op is in ops_csv and whose name matches a
- * pattern (fnmatch) in cases_csv; NULL keeps all. Refuses, leaving s unchanged,
- * an unknown op, a pattern that matches no case of the suite, and a filter that
- * keeps nothing. */
+ * pattern (fnmatch) in cases_csv; NULL keeps all. Both lists must have passed
+ * khost__list_check. Refuses, leaving s unchanged, an unknown op, a pattern
+ * that matches no case of the suite, and a filter that keeps nothing. */
 int khost__suite_filter(khost__suite *s, const char *ops_csv, const char *cases_csv, khost__err *err);
 
 #endif

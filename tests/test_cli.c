@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "list.h"
 
 static int parse(khost__options *o, khost__err *err, int argc, const char **argv)
 {
@@ -148,6 +149,33 @@ Test(cli, bad_values_are_refused_with_the_rule)
     const char *argv[] = {"khost", cases[i].flag, cases[i].value};
     cr_expect_eq(parse(&o, &err, 3, argv), KHOST__E_CONFIG, "%s %s", cases[i].flag, cases[i].value);
     cr_expect(strstr(err.msg, cases[i].message), "'%s' lacks '%s'", err.msg, cases[i].message);
+  }
+}
+
+/* A name list is read item by item into buffers of KHOST__LIST_ITEM_MAX + 1
+ * bytes: a longer item (or --baseline NAME) is refused, never cut to fit, where
+ * a cut pattern would have matched other names than the one given. */
+Test(cli, names_too_long_to_hold_are_refused)
+{
+  char longest[KHOST__LIST_ITEM_MAX + 1], too_long[KHOST__LIST_ITEM_MAX + 2], list[600], spec[600];
+  memset(longest, '*', sizeof longest - 1), longest[sizeof longest - 1] = '\0';
+  memset(too_long, '*', sizeof too_long - 1), too_long[sizeof too_long - 1] = '\0';
+  static const char *const flags[] = {"--op", "--case", "--backends", "--baseline"};
+  for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
+    int is_baseline = !strcmp(flags[i], "--baseline");
+    khost__options o;
+    khost__err err = {{0}};
+    /* Blanks around an item and a baseline's device are no part of the name. */
+    snprintf(list, sizeof list, is_baseline ? "%s:cuda" : "a, \t%s\t ,b", longest);
+    const char *fits[] = {"khost", flags[i], list};
+    cr_expect_eq(parse(&o, &err, 3, fits), KHOST__OK, "%s of %d characters: %s", flags[i],
+                 KHOST__LIST_ITEM_MAX, err.msg);
+    snprintf(list, sizeof list, is_baseline ? "%s:cuda" : "a,%s", too_long);
+    const char *refused[] = {"khost", flags[i], list};
+    cr_expect_eq(parse(&o, &err, 3, refused), KHOST__E_CONFIG, "%s of %d characters", flags[i],
+                 KHOST__LIST_ITEM_MAX + 1);
+    snprintf(spec, sizeof spec, "%s: '%.40s...' is longer than 255 characters", flags[i], too_long);
+    cr_expect_str_eq(err.msg, spec);
   }
 }
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -233,6 +234,27 @@ Test(suite_load, an_endless_stream_of_bad_lines_is_refused_at_the_first, .timeou
   close(fds[0]);
   kill(writer, SIGKILL);
   waitpid(writer, NULL, 0);
+}
+
+/* A case names its suite file for messages: a long path is kept whole, not cut. */
+Test(suite_load, a_case_keeps_the_path_of_its_suite_whole)
+{
+  char dir[] = "/tmp/khost-test-suite-XXXXXX", sub[300], path[600];
+  cr_assert_not_null(mkdtemp(dir));
+  snprintf(sub, sizeof sub, "%s/%0200d", dir, 0);
+  cr_assert_eq(mkdir(sub, 0700), 0);
+  snprintf(path, sizeof path, "%s/%0100d.ini", sub, 0);
+  FILE *f = fopen(path, "w");
+  cr_assert_not_null(f);
+  fputs("[a]\nop = reduce_sum\nm = 4\nn = 8\ndtype = fp32\n", f);
+  fclose(f);
+  khost__suite s = load_ok(path);
+  cr_expect_gt(strlen(path), 300);
+  cr_expect_str_eq(s.cases[0].file, path);
+  khost__suite_free(&s);
+  unlink(path);
+  rmdir(sub);
+  rmdir(dir);
 }
 
 Test(suite_load, a_file_without_cases_is_refused)

@@ -5,8 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "catalog.h"
+#include "list.h"
 
 TestSuite(suites, .init = make_scratch, .fini = remove_scratch, .timeout = 120);
 
@@ -40,6 +42,28 @@ Test(suites, a_suite_file_runs_exactly_its_cases)
   cr_expect_not_null(strstr(o.out, header), "header should name %s", path);
   free_outcome(&o);
   free(path);
+}
+
+/* The table's header and the JSON report name the suite by its whole path, however long. */
+Test(suites, a_long_suite_path_is_reported_whole)
+{
+  char *dir = NULL, *path = NULL;
+  cr_assert(asprintf(&dir, "%s/%0200d", scratch, 0) >= 0);
+  cr_assert(asprintf(&path, "%s/%0100d.ini", dir, 0) >= 0);
+  cr_assert_eq(mkdir(dir, 0700), 0);
+  write_file(path, "[long_path]\nop = reduce_sum\ndtype = fp32\nm = 2\nn = 9\n");
+  outcome o;
+  KHOST_JSON(&o, FAST, "--suite", path);
+  cr_assert_eq(o.status, 0, "exit %d; stderr:\n%s", o.status, o.err);
+  cr_expect_gt(strlen(path), 300);
+  char *header = NULL;
+  cr_assert(asprintf(&header, "suite %s\n", path) >= 0);
+  cr_expect_not_null(strstr(o.out, header), "the header should name %s:\n%s", path, o.out);
+  cr_expect_str_eq(json_string_value(json_object_get(json_object_get(report(&o), "run"), "suite")), path);
+  free_outcome(&o);
+  free(header);
+  free(path);
+  free(dir);
 }
 
 Test(suites, khost_suite_path_adds_a_suite_folder)
@@ -145,4 +169,24 @@ Test(suites, unknown_op_or_case_exits_2_listing_what_exists)
   cr_expect_not_null(strstr(o.err, "no_such_case"), "stderr:\n%s", o.err);
   cr_expect_not_null(strstr(o.err, GEMV_CASE), "the suite's cases should be listed:\n%s", o.err);
   free_outcome(&o);
+}
+
+/* A pattern is never cut to fit: '*' x 255 followed by a name would, cut, match every case or op. */
+Test(suites, a_pattern_too_long_to_hold_exits_2_before_it_matches_anything)
+{
+  char pattern[KHOST__LIST_ITEM_MAX + 16];
+  memset(pattern, '*', KHOST__LIST_ITEM_MAX);
+  strcpy(pattern + KHOST__LIST_ITEM_MAX, "no_such_name");
+  static const char *const flags[][3] = {{"--case", "--op", "reduce_sum"}, {"--op", "--case", GEMV_CASE}};
+  for (size_t i = 0; i < 2; i++) {
+    outcome o;
+    KHOST(&o, FAST, flags[i][0], pattern, flags[i][1], flags[i][2]);
+    char want[128];
+    snprintf(want, sizeof want, "khost: %s: '%.40s...' is longer than 255 characters\n", flags[i][0],
+             pattern);
+    cr_expect_eq(o.status, 2, "%s: exit %d", flags[i][0], o.status);
+    cr_expect_str_eq(o.err, want);
+    cr_expect_eq(count_cases(o.out), 0, "%s: nothing may run:\n%s", flags[i][0], o.out);
+    free_outcome(&o);
+  }
 }
