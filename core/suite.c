@@ -34,15 +34,13 @@ enum {
 typedef struct parser {
   const char *path;
   FILE *file;
-  char *line; /* getline's buffer */
-  size_t line_capacity;
   int lineno;      /* of the line last handed to inih */
   int header_line; /* of a [section] header not yet followed by a key, else 0 */
   khost__case *cases;
   unsigned *keys; /* per case, the KEY_* and parameter bits it has set */
   int ncases, capacity;
   int error_line; /* of the earliest error recorded, else 0 */
-  int read_errno; /* why getline failed before the end of the file, else 0 */
+  int read_errno; /* why reading failed before the end of the file, else 0 */
   int status;
   khost__err *err;
 } parser;
@@ -125,59 +123,113 @@ static const char *line_error(const char *start)
   return sep ? NULL : "syntax error: expected a [case] header, key = value, or a comment";
 }
 
-/* getline's line as inih would see it with LF endings: the '\r' of a CRLF file
- * counts against no limit and reaches no value. */
-static void drop_cr(char *line)
+/* How reading one physical line ended. */
+typedef enum { LINE_READ, LINE_NONE, LINE_TOO_LONG, LINE_HAS_NUL } line_fate;
+
+/* The next byte of the suite, or EOF at its end or on a read error (kept for parse()). */
+static int next_byte(parser *p)
 {
-  size_t n = strlen(line);
-  if (n >= 2 && line[n - 2] == '\r' && line[n - 1] == '\n') line[n - 2] = '\n', line[n - 1] = '\0';
+  errno = 0;
+  int c = getc(p->file);
+  if (c == EOF && ferror(p->file)) p->read_errno = errno ? errno : EIO;
+  return c;
+}
+
+/* inih skips a UTF-8 byte-order mark that opens the file. c is the file's first
+ * byte; returns the byte after the mark, or, when the file does not open with
+ * one, the first byte that differs, with the bytes of the mark it did open with
+ * put in str (*len of them). */
+static int skip_bom(parser *p, int c, char *str, size_t *len)
+{
+  static const char bom[] = "\xEF\xBB\xBF";
+  size_t matched = 0;
+  while (matched < 3 && c == (unsigned char)bom[matched]) c = next_byte(p), matched++;
+  if (matched < 3) memcpy(str, bom, matched), *len = matched;
+  return c;
+}
+
+/* Leading white space as inih skips it (form feeds too), from c on: it counts
+ * against no limit and is never stored, so a line of blanks of any length is
+ * read in constant memory. Returns the first other byte. */
+static int skip_blanks(parser *p, int c)
+{
+  while (c != '\n' && c != EOF && isspace(c)) c = next_byte(p);
+  return c;
+}
+
+/* The rest of the line from c into str after its first *len bytes, as inih
+ * would see it with LF endings: the '\r' of a CRLF end is dropped, so it counts
+ * against no limit and reaches no value. Reading stops at the first byte that
+ * breaks a rule: the rest of a line too long, or of an endless one
+ * (/dev/zero), is never read. */
+static line_fate read_rest(parser *p, int c, char *str, size_t max, size_t *len)
+{
+  while (c != '\n' && c != EOF) {
+    /* The string functions after this would stop at a NUL and take the rest of the line for gone. */
+    if (c == '\0') return LINE_HAS_NUL;
+    int next = next_byte(p);
+    if (c == '\r' && next == '\n') {
+      c = next;
+      break;
+    }
+    if (*len == max) return LINE_TOO_LONG;
+    str[(*len)++] = (char)c;
+    c = next;
+  }
+  if (c == '\n') str[(*len)++] = '\n';
+  str[*len] = '\0';
+  return LINE_READ;
+}
+
+/* One physical line into str (num bytes: at most num - 2 characters, its
+ * newline and the NUL; the limit is the same for a last line without a
+ * newline), leading white space and line 1's byte-order mark skipped.
+ * LINE_NONE at the end of the file. */
+static line_fate read_physical_line(parser *p, char *str, int num)
+{
+  size_t len = 0;
+  int c = next_byte(p);
+  if (c == EOF) return LINE_NONE;
+  if (p->lineno == 0) c = skip_bom(p, c, str, &len);
+  if (len == 0) c = skip_blanks(p, c);
+  return read_rest(p, c, str, (size_t)num - 2, &len);
 }
 
 /* inih's reader. It hands over exactly one physical line per call, so inih's line
- * numbers and ours agree, and strips leading white space as inih does (form feeds
- * too): this inih build would join an indented line to the previous value
- * (multi-line values), which a suite never means. It also notes [section]
- * headers, which inih does not pass to handlers. After the first error it ends
- * the file: every earlier error has been seen by then. */
+ * numbers and ours agree, and strips leading white space as inih does: this
+ * inih build would join an indented line to the previous value (multi-line
+ * values), which a suite never means. It also notes [section] headers, which
+ * inih does not pass to handlers. After the first error it ends the file: every
+ * earlier error has been seen by then. */
 static char *read_line(char *str, int num, void *stream)
 {
   parser *p = stream;
   if (p->error_line) return NULL;
-  errno = 0;
-  ssize_t got = getline(&p->line, &p->line_capacity, p->file);
-  if (got < 0) {
-    if (!feof(p->file)) p->read_errno = errno ? errno : EIO;
-    return NULL;
-  }
+  line_fate fate = read_physical_line(p, str, num);
+  if (fate == LINE_NONE) return NULL;
   p->lineno++;
-  /* The string functions below would stop at a NUL and take the rest of the line for gone. */
-  bool has_nul = memchr(p->line, '\0', (size_t)got) != NULL;
-  drop_cr(p->line);
-  const char *start = p->line;
-  if (p->lineno == 1 && strncmp(start, "\xEF\xBB\xBF", 3) == 0) start += 3; /* UTF-8 BOM */
-  while (*start != '\n' && isspace((unsigned char)*start)) start++;
-  const char *end = header_end(start);
-  const char *bad = end ? NULL : line_error(start);
-  if (has_nul) {
+  const char *end = fate == LINE_READ ? header_end(str) : NULL;
+  const char *bad = fate == LINE_READ && !end ? line_error(str) : NULL;
+  if (fate == LINE_HAS_NUL) {
     fail(p, p->lineno, KHOST__E_CONFIG, "line holds a NUL byte (a suite is a text file)");
-    start = "\n";
-  } else if (strcspn(start, "\n") + 2 > (size_t)num) { /* without its newline: a last line may lack one */
+  } else if (fate == LINE_TOO_LONG) {
     fail(p, p->lineno, KHOST__E_CONFIG, "line is longer than %d characters", num - 2);
-    start = "\n";
   } else if (end && !header_tail_ok(end + 1)) {
     const char *tail = end + 1 + strspn(end + 1, " \t");
     size_t shown = strcspn(tail, "\n");
     fail(p, p->lineno, KHOST__E_CONFIG, "text after the [case] header: '%.*s' (only a comment may follow)",
          (int)(shown < 60 ? shown : 60), tail);
-    start = "\n";
   } else if (end) {
     if (p->header_line) fail(p, p->header_line, KHOST__E_CONFIG, "case has no keys (it needs op = OP)");
     p->header_line = p->lineno;
+    return str;
   } else if (bad) {
     fail(p, p->lineno, KHOST__E_CONFIG, "%s", bad);
-    start = "\n";
+  } else {
+    return str;
   }
-  strcpy(str, start);
+  /* inih sees a blank line where the error was. */
+  strcpy(str, "\n");
   return str;
 }
 
@@ -333,9 +385,6 @@ static int parse(parser *p)
 {
   int line = ini_parse_stream(read_line, p, on_key, p);
   /* A suite that cannot be read (a folder, say) is the user's input: exit 2. */
-  if (p->read_errno == ENOMEM)
-    return khost__errorf(p->err, KHOST__E_NOMEM, "%s:%d: out of memory reading the line", p->path,
-                         p->lineno + 1);
   if (ferror(p->file) || p->read_errno)
     return khost__errorf(p->err, KHOST__E_CONFIG, "%s:%d: cannot read: %s", p->path, p->lineno + 1,
                          strerror(p->read_errno ? p->read_errno : errno));
@@ -379,7 +428,6 @@ int khost__suite_load(const char *path, khost__suite *out, khost__err *err)
     free(p.cases);
   }
   free(p.keys);
-  free(p.line);
   fclose(p.file);
   return rc;
 }

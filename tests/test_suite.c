@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "suite.h"
+#include "support/endless_line.h"
 
 /* A path held by value, so that a call can be used inside an expression. */
 typedef struct path_buf {
@@ -234,6 +235,80 @@ Test(suite_load, an_endless_stream_of_bad_lines_is_refused_at_the_first, .timeou
   close(fds[0]);
   kill(writer, SIGKILL);
   waitpid(writer, NULL, 0);
+}
+
+/* A line is refused at the byte that breaks its rule: the rest of an endless
+ * line is never read. No .timeout: the fed line ends, so the test does too, and
+ * Criterion's runner leaks (LeakSanitizer fails the program) when two tests of
+ * one program run under timeouts at once. */
+Test(suite_load, an_endless_line_is_refused_without_reading_it_whole)
+{
+  static const struct {
+    char byte;
+    const char *reason;
+  } lines[] = {
+      {'x', ":1: line is longer than 198 characters"},
+      {'\0', ":1: line holds a NUL byte"},
+  };
+  for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+    endless_line line;
+    endless_line_start(&line, lines[i].byte);
+    khost__suite s;
+    khost__err err = {{0}};
+    cr_expect_eq(khost__suite_load(line.path, &s, &err), KHOST__E_CONFIG, "%s", err.msg);
+    cr_expect(strstr(err.msg, lines[i].reason), "want '%s' in '%s'", lines[i].reason, err.msg);
+    cr_assert(endless_line_stopped_early(&line), "a line of byte %d was read whole before it was refused",
+              lines[i].byte);
+  }
+  /* Only now, with the reader shown to stop, the devices that never end. */
+  static const char *const devices[] = {"/dev/zero", "/dev/full"};
+  for (size_t i = 0; i < 2; i++) {
+    khost__suite s;
+    khost__err err = {{0}};
+    char want[64];
+    snprintf(want, sizeof want, "%s:1: line holds a NUL byte", devices[i]);
+    cr_expect_eq(khost__suite_load(devices[i], &s, &err), KHOST__E_CONFIG, "%s", err.msg);
+    cr_expect_eq(strncmp(err.msg, want, strlen(want)), 0, "want '%s', got '%s'", want, err.msg);
+  }
+}
+
+/* text (n bytes) as a suite file of its own, loaded; the file is removed. */
+static int load_text(const char *text, size_t n, khost__suite *s, khost__err *err)
+{
+  char path[] = "/tmp/khost-test-suite-XXXXXX";
+  int fd = mkstemp(path);
+  cr_assert_geq(fd, 0);
+  cr_assert_eq(write(fd, text, n), (ssize_t)n);
+  close(fd);
+  int rc = khost__suite_load(path, s, err);
+  unlink(path);
+  return rc;
+}
+
+/* Blanks are skipped as they are read, so they count against no limit however
+ * many there are; so is a byte-order mark, but only a whole one. */
+Test(suite_load, leading_blanks_and_a_byte_order_mark_count_against_no_limit)
+{
+  static const char blanks[] = " \t\f\v\r";
+  size_t n = 0, cap = 3 + 300 + 16 + 100000 + 64;
+  char *text = malloc(cap);
+  cr_assert_not_null(text);
+  n += (size_t)sprintf(text + n, "\xEF\xBB\xBF");
+  for (int i = 0; i < 300; i++) text[n++] = ' ';
+  n += (size_t)sprintf(text + n, "[a]\n");
+  for (int i = 0; i < 100000; i++) text[n++] = blanks[i % 5];
+  n += (size_t)sprintf(text + n, "op = reduce_sum\nm = 4\nn = 8\ndtype = fp32\n");
+  khost__suite s;
+  khost__err err = {{0}};
+  cr_assert_eq(load_text(text, n, &s, &err), KHOST__OK, "%s", err.msg);
+  cr_expect_eq(s.ncases, 1);
+  cr_expect_str_eq(s.cases[0].name, "a");
+  cr_expect_eq(khost__case_param(&s.cases[0], "n"), 8);
+  khost__suite_free(&s);
+  free(text);
+  static const char part_of_a_mark[] = "\xEF\xBB[a]\nop = reduce_sum\nm = 4\nn = 8\ndtype = fp32\n";
+  cr_expect_eq(load_text(part_of_a_mark, sizeof part_of_a_mark - 1, &s, &err), KHOST__E_CONFIG);
+  cr_expect(strstr(err.msg, ":1: syntax error"), "%s", err.msg);
 }
 
 /* A case names its suite file for messages: a long path is kept whole, not cut. */

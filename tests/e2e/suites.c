@@ -9,6 +9,7 @@
 
 #include "catalog.h"
 #include "list.h"
+#include "support/endless_line.h"
 
 TestSuite(suites, .init = make_scratch, .fini = remove_scratch, .timeout = 120);
 
@@ -187,6 +188,31 @@ Test(suites, a_pattern_too_long_to_hold_exits_2_before_it_matches_anything)
     cr_expect_eq(o.status, 2, "%s: exit %d", flags[i][0], o.status);
     cr_expect_str_eq(o.err, want);
     cr_expect_eq(count_cases(o.out), 0, "%s: nothing may run:\n%s", flags[i][0], o.out);
+    free_outcome(&o);
+  }
+}
+
+/* A suite line is refused as soon as it breaks its rule, the rest unread: a
+ * line without an end is a usage error (exit 2), not a run out of memory. */
+Test(suites, a_suite_line_without_an_end_exits_2_at_once)
+{
+  endless_line line;
+  endless_line_start(&line, 'x');
+  outcome o;
+  KHOST(&o, FAST, "--suite", line.path);
+  cr_expect_eq(o.status, 2, "exit %d; stderr:\n%s", o.status, o.err);
+  cr_expect_not_null(strstr(o.err, ":1: line is longer than 198 characters"), "stderr:\n%s", o.err);
+  free_outcome(&o);
+  cr_assert(endless_line_stopped_early(&line), "khost read the whole line before refusing it");
+  /* Only now, with khost shown to stop, the devices that never end. */
+  static const char *const devices[] = {"/dev/zero", "/dev/full"};
+  for (size_t i = 0; i < 2; i++) {
+    KHOST(&o, FAST, "--suite", devices[i]);
+    char want[64];
+    snprintf(want, sizeof want, "khost: %s:1: line holds a NUL byte", devices[i]);
+    cr_expect_eq(o.status, 2, "%s: exit %d", devices[i], o.status);
+    cr_expect_not_null(strstr(o.err, want), "stderr lacks '%s':\n%s", want, o.err);
+    cr_expect_null(strstr(o.out, "summary:"));
     free_outcome(&o);
   }
 }
