@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../support/die_of_signal.h"
 #include "formats.h"
 #include "khost/ops.h"
 
@@ -82,7 +83,7 @@ static int run_copy(const khost_input *in)
   return KHOST_STATUS_OK;
 #endif
 #if defined(FAULT_SEGV)
-  raise(SIGSEGV);
+  die_of_signal(SIGSEGV);
 #elif defined(FAULT_ABORT)
   abort();
 #elif defined(FAULT_EXIT0)
@@ -106,7 +107,7 @@ static int run_copy(const khost_input *in)
   const khost_tensor *src = khost_tensor_at(in->inputs, 0);
   size_t n = src->nbytes < sizeof first ? src->nbytes : sizeof first;
   if (!seen) memcpy(first, src->data, n), seen = n;
-  if (memcmp(first, src->data, n)) raise(SIGSEGV);
+  if (memcmp(first, src->data, n)) die_of_signal(SIGSEGV);
 #endif
 #ifdef FAULT_CACHED
   if (cached && cached_bytes == dst->nbytes) return memcpy(out, cached, cached_bytes), KHOST_STATUS_OK;
