@@ -2,10 +2,12 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
 #include "columns.h"
+#include "start_folder.h"
 
 typedef struct line {
   FILE *f;
@@ -85,7 +87,8 @@ int khost__csv_write_row(FILE *out, const khost__row *r, khost__err *err)
 int khost__csv_open(const char *path, FILE **out, khost__err *err)
 {
   int rc;
-  FILE *f = fopen(path, "w");
+  char at[PATH_MAX];
+  FILE *f = fopen(khost__start_folder_path(path, at, sizeof at), "w");
   if (!f) return khost__errorf(err, KHOST__E_IO, "CSV report: cannot create %s: %s", path, strerror(errno));
   rc = khost__csv_write_header(f, err);
   if (rc != KHOST__OK) {

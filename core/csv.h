@@ -8,8 +8,9 @@
 #include "error.h"
 #include "result.h"
 
-/* Creates path, writes the header line and returns the stream in *out; the
- * caller owns it and closes it with khost__csv_close. */
+/* Creates path (from the start folder, start_folder.h), writes the header line
+ * and returns the stream in *out; the caller owns it and closes it with
+ * khost__csv_close. */
 int khost__csv_open(const char *path, FILE **out, khost__err *err);
 
 /* Writes the header line to out (borrowed). */

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "folder.h"
+#include "start_folder.h"
 
 static int add_exe_dir(khost__registry *reg, khost__err *err)
 {
@@ -27,9 +28,10 @@ static int add_path_list(khost__registry *reg, const char *list, khost__err *err
   if (list && !copy) return khost__errorf(err, KHOST__E_NOMEM, "out of memory reading KHOST_PLUGIN_PATH");
   int rc = KHOST__OK;
   char *save = NULL;
+  char at[PATH_MAX];
   for (char *dir = copy ? strtok_r(copy, ":", &save) : NULL; dir && rc == KHOST__OK;
        dir = strtok_r(NULL, ":", &save))
-    rc = khost__registry_search_dir(reg, dir, err);
+    rc = khost__registry_search_dir(reg, khost__start_folder_path(dir, at, sizeof at), err);
   free(copy);
   return rc;
 }
@@ -37,17 +39,21 @@ static int add_path_list(khost__registry *reg, const char *list, khost__err *err
 /* A folder the user named: unlike the search paths, it must be there. */
 static int add_named_dir(khost__registry *reg, const char *dir, khost__err *err)
 {
+  char at[PATH_MAX];
   int rc = khost__folder_check("--plugin-dir", dir, R_OK | X_OK, err);
-  return rc == KHOST__OK ? khost__registry_add_dir(reg, dir, err) : rc;
+  return rc == KHOST__OK ? khost__registry_add_dir(reg, khost__start_folder_path(dir, at, sizeof at), err)
+                         : rc;
 }
 
 /* A file the user named: a missing one is a typo to report (exit 2), as for
  * --plugin-dir; one that is there but does not load is recorded like any other. */
 static int add_named_file(khost__registry *reg, const char *file, khost__err *err)
 {
-  if (access(file, F_OK) != 0)
+  char buf[PATH_MAX];
+  const char *at = khost__start_folder_path(file, buf, sizeof buf);
+  if (access(at, F_OK) != 0)
     return khost__errorf(err, KHOST__E_CONFIG, "--plugin %s: %s", file, strerror(errno));
-  return khost__registry_add_file(reg, file, err);
+  return khost__registry_add_file(reg, at, err);
 }
 
 int khost__discover(khost__registry *reg, const khost__options *o, khost__err *err)

@@ -2,7 +2,8 @@
  * entry of $KHOST_PLUGIN_PATH, the installed plugin folder, then --plugin-dir
  * folders and --plugin files. The first plugin of a name wins. A later one from
  * a later search folder (the first three) is shadowed, as in PATH; any other
- * is recorded as a duplicate failure. */
+ * is recorded as a duplicate failure. Relative folders and files are found from
+ * the folder khost started in (start_folder.h). */
 #ifndef KHOST_DISCOVER_H
 #define KHOST_DISCOVER_H
 

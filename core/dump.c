@@ -1,6 +1,7 @@
 #include "dump.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,10 +10,13 @@
 
 #include "folder.h"
 #include "npy.h"
+#include "start_folder.h"
 
+/* path is found from the start folder (start_folder.h). */
 static int make_dir(const char *path)
 {
-  return mkdir(path, 0777) == 0 || errno == EEXIST ? 0 : -1;
+  char at[PATH_MAX];
+  return mkdir(khost__start_folder_path(path, at, sizeof at), 0777) == 0 || errno == EEXIST ? 0 : -1;
 }
 
 /* DIR/<case>/<prefix><tensor>.npy into path; -1 when the folder cannot be made. */

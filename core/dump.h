@@ -1,5 +1,6 @@
 /* --dump DIR: each case's inputs, the reference output and every backend's
  * output as NumPy .npy files under DIR/<case>/, so anyone can re-check them.
+ * DIR is found from the start folder (start_folder.h) and named as given.
  * A failed file is reported on stderr and marks the rows it belongs to; it never
  * changes a result. */
 #ifndef KHOST_DUMP_H

@@ -5,8 +5,9 @@
 
 #include "error.h"
 
-/* 0 when dir is a folder that access() grants mode (R_OK, W_OK, X_OK bits), else
- * KHOST__E_CONFIG with "FLAG DIR: reason" in err. */
+/* 0 when dir (from the start folder, start_folder.h) is a folder that access()
+ * grants mode (R_OK, W_OK, X_OK bits), else KHOST__E_CONFIG with "FLAG DIR:
+ * reason" in err. */
 int khost__folder_check(const char *flag, const char *dir, int mode, khost__err *err);
 
 #endif

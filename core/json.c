@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,12 +10,14 @@
 #include <sys/stat.h>
 
 #include "columns.h"
+#include "start_folder.h"
 
 /* 15 digits: more than any measurement holds, and 0.1 stays 0.1 instead of 0.10000000000000001. */
 #define DUMP_FLAGS (JSON_INDENT(2) | JSON_REAL_PRECISION(15))
 
 struct khost__json_writer {
-  char *path, *tmp_path;
+  char *path, *tmp_path; /* from the start folder */
+  size_t shown_from;     /* where both read as the user spelled them */
   khost__run_info info;
   khost__row *rows;
   int nrows, capacity;
@@ -175,6 +178,12 @@ static json_t *document_json(const khost__json_writer *w)
                    run_json(&w->info), "rows", rows, "summary", summary_json(w->rows, w->nrows));
 }
 
+/* A path of w as the user gave it, for messages. */
+static const char *shown(const khost__json_writer *w, const char *path)
+{
+  return path + w->shown_from;
+}
+
 /* Writes the whole document to tmp_path, then renames it over path: rename is
  * atomic, so readers and a killed run only ever see a complete document. A
  * stream is written in place. */
@@ -184,19 +193,21 @@ static int write_document(const khost__json_writer *w, khost__err *err)
   const char *target = w->stream ? w->path : w->tmp_path;
   json_t *doc = document_json(w);
   FILE *f = NULL;
-  if (!doc) return khost__errorf(err, KHOST__E_NOMEM, "JSON report %s: out of memory", w->path);
+  if (!doc) return khost__errorf(err, KHOST__E_NOMEM, "JSON report %s: out of memory", shown(w, w->path));
   f = fopen(target, "w");
   if (!f) {
-    rc = khost__errorf(err, KHOST__E_IO, "JSON report: cannot create %s: %s", target, strerror(errno));
+    rc = khost__errorf(err, KHOST__E_IO, "JSON report: cannot create %s: %s", shown(w, target),
+                       strerror(errno));
     goto out_doc;
   }
   if (json_dumpf(doc, f, DUMP_FLAGS) != 0 || fputc('\n', f) == EOF)
-    rc = khost__errorf(err, KHOST__E_IO, "JSON report: cannot write %s", target);
+    rc = khost__errorf(err, KHOST__E_IO, "JSON report: cannot write %s", shown(w, target));
   if (fclose(f) != 0 && rc == KHOST__OK)
-    rc = khost__errorf(err, KHOST__E_IO, "JSON report: cannot write %s: %s", target, strerror(errno));
-  if (rc == KHOST__OK && !w->stream && rename(w->tmp_path, w->path) != 0)
-    rc = khost__errorf(err, KHOST__E_IO, "JSON report: cannot rename %s to %s: %s", w->tmp_path, w->path,
+    rc = khost__errorf(err, KHOST__E_IO, "JSON report: cannot write %s: %s", shown(w, target),
                        strerror(errno));
+  if (rc == KHOST__OK && !w->stream && rename(w->tmp_path, w->path) != 0)
+    rc = khost__errorf(err, KHOST__E_IO, "JSON report: cannot rename %s to %s: %s", shown(w, w->tmp_path),
+                       shown(w, w->path), strerror(errno));
   if (rc != KHOST__OK && !w->stream) remove(w->tmp_path);
 out_doc:
   json_decref(doc);
@@ -213,14 +224,17 @@ static int is_stream(const char *path)
 int khost__json_open(const char *path, const khost__run_info *info, khost__json_writer **out, khost__err *err)
 {
   int rc;
+  char buf[PATH_MAX];
+  const char *at = khost__start_folder_path(path, buf, sizeof buf);
   khost__json_writer *w = calloc(1, sizeof *w);
-  if (!w || !(w->path = strdup(path)) || asprintf(&w->tmp_path, "%s.tmp", path) < 0) {
+  if (!w || !(w->path = strdup(at)) || asprintf(&w->tmp_path, "%s.tmp", at) < 0) {
     if (w) w->tmp_path = NULL; /* asprintf leaves it undefined on failure */
     rc = khost__errorf(err, KHOST__E_NOMEM, "JSON report %s: out of memory", path);
     goto fail;
   }
+  w->shown_from = khost__start_folder_added(at, path);
   w->info = *info;
-  w->stream = is_stream(path);
+  w->stream = is_stream(at);
   rc = w->stream ? KHOST__OK : write_document(w, err);
   if (rc != KHOST__OK) goto fail;
   *out = w;
@@ -235,7 +249,7 @@ int khost__json_append(khost__json_writer *w, const khost__row *row, khost__err 
   if (w->nrows == w->capacity) {
     int capacity = w->capacity ? 2 * w->capacity : 16;
     khost__row *grown = realloc(w->rows, (size_t)capacity * sizeof *grown);
-    if (!grown) return khost__errorf(err, KHOST__E_NOMEM, "JSON report %s: out of memory", w->path);
+    if (!grown) return khost__errorf(err, KHOST__E_NOMEM, "JSON report %s: out of memory", shown(w, w->path));
     w->rows = grown;
     w->capacity = capacity;
   }

@@ -13,9 +13,10 @@
 /* An open JSON report. Opaque; owned by the caller, released by khost__json_free. */
 typedef struct khost__json_writer khost__json_writer;
 
-/* Writes a document with no rows to path (path.tmp is used for the atomic
- * replacement; nothing yet to a path that is not a regular file) and returns the
- * writer in *out. info is copied. */
+/* Writes a document with no rows to path, found from the start folder
+ * (start_folder.h): path.tmp is used for the atomic replacement, and nothing is
+ * written yet to a path that is not a regular file. Returns the writer in *out;
+ * info is copied. Messages name path as given. */
 int khost__json_open(const char *path, const khost__run_info *info, khost__json_writer **out,
                      khost__err *err);
 

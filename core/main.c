@@ -1,5 +1,6 @@
 /* khost: checks and times every backend plugin on the same inputs and prints
  * one comparison table. Exit status: exit_status.h. */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,8 @@
 #include "exit_status.h"
 #include "json.h"
 #include "runner.h"
+#include "standard_fds.h"
+#include "start_folder.h"
 #include "table.h"
 
 /* Everything one run reports into; rows accumulate for the closing table. */
@@ -108,8 +111,8 @@ static int close_reports(reports *r, const khost__options *o, int finished, khos
   /* Rows already finished are printed even when the run stopped early (a
    * report that could not be written, a failed fork): they cost GPU time. */
   if (finished || r->nrows > 0)
-    rc = khost__table_print(stdout, &r->info, r->rows, r->nrows, o->baseline ? o->baseline : o->reference,
-                            err);
+    rc = khost__table_print(khost__standard_output(), &r->info, r->rows, r->nrows,
+                            o->baseline ? o->baseline : o->reference, err);
   if (!finished && r->nrows > 0)
     fprintf(stderr, "khost: the run stopped early; the table above has the %d rows finished before\n",
             r->nrows);
@@ -167,18 +170,27 @@ int main(int argc, char **argv)
   khost__options o;
   khost__err err = {{0}};
   khost__registry reg = {0};
-  int status = KHOST__EXIT_USAGE;
+  int status = KHOST__EXIT_USAGE, loaded;
   /* A closed stdout (khost | head) is a write error to report, not a reason to die
    * before the reports are closed. */
   signal(SIGPIPE, SIG_IGN);
+  /* Before any file is opened or plugin loaded: see standard_fds.h and start_folder.h. */
+  if (khost__standard_fds_keep() != 0) {
+    snprintf(err.msg, sizeof err.msg, "cannot keep file descriptors 0-2 open: %s", strerror(errno));
+    goto fail;
+  }
+  khost__start_folder_note();
   if (khost__cli_parse(argc, argv, &o, &err) != KHOST__OK) goto fail;
   if (o.help) return khost__cli_usage(stdout), KHOST__EXIT_PASS;
   if (o.version)
     return printf("khost %s (plugin ABI %d.%d)\n", KHOST_VERSION, KHOST_ABI_MAJOR, KHOST_ABI_MINOR),
            KHOST__EXIT_PASS;
-  if (khost__discover(&reg, &o, &err) != KHOST__OK) goto fail;
+  loaded = khost__discover(&reg, &o, &err);
+  /* The plugins' constructors ran, and any of them may have closed fd 0, 1 or 2. */
+  khost__standard_fds_restore();
+  if (loaded != KHOST__OK) goto fail;
   if (o.list) {
-    khost__discover_list(stdout, &reg);
+    khost__discover_list(khost__standard_output(), &reg);
     status = o.strict && reg.nfailures ? KHOST__EXIT_USAGE : KHOST__EXIT_PASS;
     goto done;
   }

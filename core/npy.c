@@ -2,9 +2,12 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "start_folder.h"
 
 /* Data is written as it lies in memory and declared little-endian. */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -87,13 +90,15 @@ int khost__npy_write(const char *path, const char *descr, int ndim, const int64_
                          expected, descr, nbytes);
   hlen = format_header(header, sizeof header, descr, ndim, shape);
   unsigned char preamble[PREAMBLE] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, hlen & 0xff, hlen >> 8};
-  FILE *f = fopen(path, "wb");
+  char at[PATH_MAX];
+  const char *opened = khost__start_folder_path(path, at, sizeof at);
+  FILE *f = fopen(opened, "wb");
   if (!f) return khost__errorf(err, KHOST__E_IO, "npy: cannot create %s: %s", path, strerror(errno));
   int ok = fwrite(preamble, 1, PREAMBLE, f) == PREAMBLE && fwrite(header, 1, hlen, f) == hlen &&
            (nbytes == 0 || fwrite(data, 1, nbytes, f) == nbytes);
   ok &= fclose(f) == 0;
   if (!ok) {
-    remove(path);
+    remove(opened);
     return khost__errorf(err, KHOST__E_IO, "npy: cannot write %s: %s", path, strerror(errno));
   }
   return KHOST__OK;

@@ -23,9 +23,10 @@ typedef struct khost__npy_layout {
 int khost__npy_layout_of(khost__dtype_id dtype, int ndim, const int64_t *shape, khost__npy_layout *out,
                          khost__err *err);
 
-/* Writes path as an .npy of C-order array shape[ndim] of type descr ("<f2", "<f4",
- * "|u1", "<u2", ...); data (borrowed) must hold exactly the nbytes the shape and
- * the descr's item size call for. A partly written file is removed. */
+/* Writes path (from the start folder, start_folder.h) as an .npy of C-order
+ * array shape[ndim] of type descr ("<f2", "<f4", "|u1", "<u2", ...); data
+ * (borrowed) must hold exactly the nbytes the shape and the descr's item size
+ * call for. A partly written file is removed. */
 int khost__npy_write(const char *path, const char *descr, int ndim, const int64_t *shape, const void *data,
                      size_t nbytes, khost__err *err);
 

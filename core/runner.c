@@ -11,6 +11,7 @@
 #include "clock.h"
 #include "exit_status.h"
 #include "list.h"
+#include "standard_fds.h"
 #include "worker.h"
 
 /* Everything the parent keeps for one case while its workers run. */
@@ -295,6 +296,8 @@ static int run_in_process(khost__worker_job *job, khost__child *child, khost__er
   in_process_worker = 1;
   khost__worker_main(fd, job);
   in_process_worker = 0;
+  /* The plugins ran here and may have closed fd 0, 1 or 2: the next report must not take it. */
+  khost__standard_fds_restore();
   if (lseek(fd, 0, SEEK_SET) != 0) {
     int e = errno;
     close(fd);

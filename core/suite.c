@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <ini.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -15,6 +16,7 @@
 
 #include "buffers.h"
 #include "list.h"
+#include "start_folder.h"
 
 #ifndef KHOST_SUITE_SOURCE_DIR
 #error "meson must define KHOST_SUITE_SOURCE_DIR (the source tree's suites/ folder)"
@@ -416,7 +418,8 @@ int khost__suite_load(const char *path, khost__suite *out, khost__err *err)
   if (strlen(path) >= sizeof out->path)
     return khost__errorf(err, KHOST__E_CONFIG, "%.64s...: suite path too long", path);
   parser p = {.path = path, .err = err};
-  p.file = fopen(path, "r");
+  char at[PATH_MAX];
+  p.file = fopen(khost__start_folder_path(path, at, sizeof at), "r");
   if (!p.file) return khost__errorf(err, KHOST__E_CONFIG, "%s: cannot open: %s", path, strerror(errno));
   int rc = parse(&p);
   for (int i = 0; rc == KHOST__OK && i < p.ncases; i++) rc = finish_case(&p, &p.cases[i]);
@@ -467,9 +470,9 @@ typedef struct search {
 static bool try_dir(const char *dir, void *ctx)
 {
   search *s = ctx;
-  char path[4096 + 256];
+  char path[4096 + 256], at[PATH_MAX];
   snprintf(path, sizeof path, "%s/%s.ini", dir, s->name);
-  if (access(path, R_OK) != 0) return false;
+  if (access(khost__start_folder_path(path, at, sizeof at), R_OK) != 0) return false;
   s->too_long = strlen(path) >= s->n;
   if (!s->too_long) strcpy(s->path, path);
   return true;
@@ -484,9 +487,9 @@ static int is_ini(const struct dirent *entry)
 /* Adds "DIR (a, b)" to the message being built in ctx (a char[1024]). */
 static bool list_dir(const char *dir, void *ctx)
 {
-  char *msg = ctx;
+  char *msg = ctx, at[PATH_MAX];
   struct dirent **entries;
-  int count = scandir(dir, &entries, is_ini, alphasort);
+  int count = scandir(khost__start_folder_path(dir, at, sizeof at), &entries, is_ini, alphasort);
   append(msg, 1024, "%s %s (", msg[0] ? ";" : "", dir);
   if (count < 0) append(msg, 1024, "%s", strerror(errno));
   if (count == 0) append(msg, 1024, "no suites");
@@ -508,7 +511,8 @@ static bool is_path(const char *arg)
 int khost__suite_find(const char *name_or_path, char *path_out, size_t n, khost__err *err)
 {
   if (is_path(name_or_path)) {
-    if (access(name_or_path, R_OK) != 0)
+    char at[PATH_MAX];
+    if (access(khost__start_folder_path(name_or_path, at, sizeof at), R_OK) != 0)
       return khost__errorf(err, KHOST__E_CONFIG, "%s: cannot read suite: %s", name_or_path, strerror(errno));
     if (strlen(name_or_path) >= n)
       return khost__errorf(err, KHOST__E_CONFIG, "%.64s...: suite path too long", name_or_path);

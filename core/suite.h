@@ -20,9 +20,10 @@ typedef struct khost__suite {
   khost__case *cases; /* validated, tolerances in force, in file order */
 } khost__suite;
 
-/* Reads, checks and validates the suite at path into *out (overwritten). On error
- * *out holds no cases and err says "FILE:LINE: reason"; KHOST__E_CONFIG for a bad
- * or unreadable file, KHOST__E_IO for a read failure, KHOST__E_NOMEM. */
+/* Reads, checks and validates the suite at path (from the start folder,
+ * start_folder.h) into *out (overwritten). On error *out holds no cases and err
+ * says "FILE:LINE: reason"; KHOST__E_CONFIG for a bad or unreadable file,
+ * KHOST__E_IO for a read failure, KHOST__E_NOMEM. */
 int khost__suite_load(const char *path, khost__suite *out, khost__err *err);
 
 /* Releases what khost__suite_load allocated; the suite is left empty. */
@@ -31,8 +32,10 @@ void khost__suite_free(khost__suite *s);
 /* Resolves a suite argument to a file path written into path_out (n bytes).
  * Anything with a '/' or ending in ".ini" is a path, used as is; a bare NAME is
  * NAME.ini in the source tree's suites/, then the installed suites folder, then
- * each entry of $KHOST_SUITE_PATH (colon-separated). When nothing matches, err
- * lists the folders searched and the suite names found there. */
+ * each entry of $KHOST_SUITE_PATH (colon-separated). path_out is spelled as the
+ * user gave it, relative paths found from the start folder (start_folder.h).
+ * When nothing matches, err lists the folders searched and the suite names
+ * found there. */
 int khost__suite_find(const char *name_or_path, char *path_out, size_t n, khost__err *err);
 
 /* Keeps, in order, the cases whose op is in ops_csv and whose name matches a

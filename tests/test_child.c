@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "child.h"
+#include "support/die_of_signal.h"
 
 static int say_two_things(int fd, void *arg)
 {
@@ -18,7 +19,7 @@ static int say_two_things(int fd, void *arg)
 static int die_by_signal(int fd, void *arg)
 {
   khost__child_send(fd, 1, NULL, 0);
-  raise(*(int *)arg);
+  die_of_signal(*(int *)arg);
   return 0;
 }
 
@@ -31,7 +32,7 @@ static int die_leaving_a_helper(int fd, void *arg)
     sleep(10);
     _exit(0);
   }
-  raise(SIGSEGV);
+  die_of_signal(SIGSEGV);
   return 0;
 }
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "csv.h"
+#include "support/start_elsewhere.h"
 
 #define MAX_FIELDS 64
 
@@ -210,6 +211,21 @@ Test(csv, open_write_and_close_a_file)
   fclose(in);
   cr_expect_eq(lines, 2);
   cr_expect_eq(khost__csv_close(f, &err), KHOST__OK, "%s", err.msg);
+  unlink(path);
+  rmdir(dir);
+}
+
+Test(csv, a_relative_path_is_created_in_the_start_folder)
+{
+  char dir[] = "/tmp/khost-csv-XXXXXX", path[64];
+  FILE *f = NULL;
+  khost__err err = {{0}};
+  cr_assert_not_null(mkdtemp(dir));
+  start_elsewhere(dir);
+  cr_assert_eq(khost__csv_open("rows.csv", &f, &err), KHOST__OK, "%s", err.msg);
+  cr_expect_eq(khost__csv_close(f, &err), KHOST__OK, "%s", err.msg);
+  snprintf(path, sizeof path, "%s/rows.csv", dir);
+  cr_expect_eq(access(path, F_OK), 0, "no %s", path);
   unlink(path);
   rmdir(dir);
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "json.h"
+#include "support/start_elsewhere.h"
 
 static char dir[64];
 static char path[128];
@@ -418,6 +419,29 @@ Test(json, unwritable_path_is_an_error)
   cr_expect_eq(khost__json_open("/nonexistent-dir/report.json", &info, &w, &err), KHOST__E_IO);
   cr_expect_null(w);
   cr_expect_not_null(strstr(err.msg, "/nonexistent-dir/report.json"), "%s", err.msg);
+}
+
+/* A plugin may move khost to another folder after the report is opened: the
+ * report stays in the start folder, and messages name it as the user did. */
+Test(json, a_relative_path_stays_in_the_start_folder_and_is_named_as_given)
+{
+  khost__run_info info = sample_info();
+  khost__json_writer *w = NULL;
+  khost__err err = {{0}};
+  start_elsewhere(dir);
+  cr_assert_eq(khost__json_open("report.json", &info, &w, &err), KHOST__OK, "%s", err.msg);
+  khost__row row = sample_row("reference", KHOST__ROW_PASS, 8e-3, 1);
+  append_ok(w, &row);
+  cr_assert_eq(khost__json_end(w, 1, &err), KHOST__OK, "%s", err.msg);
+  khost__json_free(w);
+  json_t *doc = load();
+  cr_assert_not_null(doc, "no document at %s", path);
+  cr_expect_eq(json_array_size(field(doc, "rows")), 1);
+  json_decref(doc);
+  w = NULL;
+  cr_expect_eq(khost__json_open("no-such-folder/report.json", &info, &w, &err), KHOST__E_IO);
+  cr_expect_str_eq(err.msg,
+                   "JSON report: cannot create no-such-folder/report.json.tmp: No such file or directory");
 }
 
 Test(json, failed_rewrite_keeps_the_last_document)

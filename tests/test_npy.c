@@ -11,6 +11,7 @@
 
 #include "npy.h"
 #include "support/npy_read.h"
+#include "support/start_elsewhere.h"
 
 #ifndef KHOST_SOURCE_ROOT
 #error "tests/meson.build must define KHOST_SOURCE_ROOT (the source tree's root)"
@@ -201,6 +202,17 @@ Test(npy, unwritable_path_is_an_error)
   khost__err err = {{0}};
   cr_expect_eq(khost__npy_write("/nonexistent-dir/x.npy", "|u1", 0, NULL, &byte, 1, &err), KHOST__E_IO);
   cr_expect_not_null(strstr(err.msg, "/nonexistent-dir/x.npy"), "%s", err.msg);
+}
+
+Test(npy, a_relative_path_is_written_in_the_start_folder_and_named_as_given)
+{
+  const uint8_t byte = 1;
+  khost__err err = {{0}};
+  start_elsewhere(dir);
+  write_ok("x.npy", "|u1", 0, NULL, &byte, 1);
+  cr_expect_eq(read_npy(in_dir("x.npy")).nbytes, 1);
+  cr_expect_eq(khost__npy_write("gone/x.npy", "|u1", 0, NULL, &byte, 1, &err), KHOST__E_IO);
+  cr_expect_str_eq(err.msg, "npy: cannot create gone/x.npy: No such file or directory");
 }
 
 /* Runs tests/npy_check.py on path; its exit status (77: numpy missing, 127: no python). */

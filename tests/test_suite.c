@@ -11,6 +11,7 @@
 
 #include "suite.h"
 #include "support/endless_line.h"
+#include "support/start_elsewhere.h"
 
 /* A path held by value, so that a call can be used inside an expression. */
 typedef struct path_buf {
@@ -510,6 +511,33 @@ Test(suite_find, a_path_is_used_as_is_and_must_be_readable)
   char small[8];
   cr_expect_eq(khost__suite_find(FIXTURE("good_basic.ini"), small, sizeof small, &err), KHOST__E_CONFIG);
   cr_expect(strstr(err.msg, "too long"), "%s", err.msg);
+}
+
+/* A plugin may move khost before the suite is read: a relative path or
+ * KHOST_SUITE_PATH folder is found from the start folder, and named as given. */
+Test(suite_find, relative_paths_and_folders_are_found_from_the_start_folder)
+{
+  const char *names[] = {"mine", NULL};
+  char dir[64], path[4096], file[128];
+  make_dir_with(dir, names);
+  snprintf(file, sizeof file, "%s/mine.ini", dir);
+  FILE *f = fopen(file, "w");
+  cr_assert_not_null(f);
+  fputs("[mine_copy]\nop = copy_transpose\ndtype = fp16\nm = 8\nn = 8\n", f);
+  fclose(f);
+  start_elsewhere(dir);
+  setenv("KHOST_SUITE_PATH", ".", 1);
+  khost__err err = {{0}};
+  cr_expect_eq(khost__suite_find("mine", path, sizeof path, &err), KHOST__OK, "%s", err.msg);
+  cr_expect_str_eq(path, "./mine.ini");
+  cr_expect_eq(khost__suite_find("mine.ini", path, sizeof path, &err), KHOST__OK, "%s", err.msg);
+  khost__suite s = load_ok(path);
+  cr_expect_str_eq(s.path, "mine.ini");
+  cr_expect_eq(s.ncases, 1);
+  khost__suite_free(&s);
+  cr_expect_eq(khost__suite_find("nope", path, sizeof path, &err), KHOST__E_CONFIG);
+  cr_expect(strstr(err.msg, "; . (mine)"), "the folder as given, with its suite: %s", err.msg);
+  rm_dir_with(dir, names);
 }
 
 /* ---- filtering ---- */

@@ -134,7 +134,7 @@ Test(reports, a_closed_stdout_is_an_error_and_the_json_report_is_still_finished)
   start_with(&r, NULL,
              (const char *const[]){FAST, "--case", COPY_CASE, "--plugin", "@fault_free.so", "--backends",
                                    "fault_free", "--json", report_path(), NULL},
-             1);
+             &(const launch){.unread_stdout = 1});
   outcome o;
   finish(&r, &o);
   cr_expect_eq(o.signal, 0, "killed by signal %d", o.signal);

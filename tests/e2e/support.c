@@ -89,8 +89,10 @@ char *slurp(const char *path)
   return buf;
 }
 
-void start_with(running *r, const char *const *extra_env, const char *const *args, int closed_stdout)
+void start_with(running *r, const char *const *extra_env, const char *const *args, const launch *how)
 {
+  static const launch as_a_shell;
+  if (!how) how = &as_a_shell;
   char *argv[MAX_ARGS + 2];
   int argc = 0;
   argv[argc++] = expand(env("KHOST_EXE"));
@@ -111,9 +113,11 @@ void start_with(running *r, const char *const *extra_env, const char *const *arg
   if (r->pid == 0) {
     setpgid(0, 0);
     int gone[2];
-    if (closed_stdout && pipe(gone) == 0) close(gone[0]), out = gone[1];
+    if (how->unread_stdout && pipe(gone) == 0) close(gone[0]), out = gone[1];
     dup2(out, STDOUT_FILENO);
     dup2(err, STDERR_FILENO);
+    if (how->closed_fd) close(how->closed_fd);
+    if (how->folder && chdir(how->folder) != 0) _exit(127);
     for (int i = 0; extra_env && extra_env[i]; i++) putenv((char *)extra_env[i]);
     execv(argv[0], argv);
     _exit(127);
@@ -127,7 +131,7 @@ void start_with(running *r, const char *const *extra_env, const char *const *arg
 
 void start(running *r, const char *const *extra_env, const char *const *args)
 {
-  start_with(r, extra_env, args, 0);
+  start_with(r, extra_env, args, NULL);
 }
 
 void finish(running *r, outcome *o)
@@ -156,11 +160,16 @@ void finish(running *r, outcome *o)
   cr_assert_not(o->timed_out, "khost ran longer than %.0f s; stderr:\n%s", RUN_LIMIT_S, o->err);
 }
 
-void run_env(outcome *o, const char *const *extra_env, const char *const *args)
+void run_with(outcome *o, const char *const *extra_env, const char *const *args, const launch *how)
 {
   running r;
-  start(&r, extra_env, args);
+  start_with(&r, extra_env, args, how);
   finish(&r, o);
+}
+
+void run_env(outcome *o, const char *const *extra_env, const char *const *args)
+{
+  run_with(o, extra_env, args, NULL);
 }
 
 void free_outcome(outcome *o)

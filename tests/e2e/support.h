@@ -26,6 +26,14 @@ typedef struct outcome {
   json_t *report; /* the JSON report at report_path(), once report() has read it */
 } outcome;
 
+/* How start_with starts khost, beyond its arguments and environment; zero (or
+ * NULL) starts it as a shell would, in the test's working folder. */
+typedef struct launch {
+  const char *folder; /* its working folder, for relative paths */
+  int closed_fd;      /* 1 or 2: that fd closed, as `>&-` or `2>&-` leaves it; 0: none */
+  int unread_stdout;  /* stdout a pipe nobody reads, as `khost | head` leaves it once head has exited */
+} launch;
+
 /* A started khost run whose output goes to files in the scratch folder. */
 typedef struct running {
   pid_t pid; /* also the process group of khost and its workers */
@@ -72,17 +80,19 @@ char *slurp(const char *path);
 /* Starts khost with args (NULL-terminated; "@file.so" stands for a fixture plugin
  * in KHOST_FIXTURE_DIR) and extra environment entries "NAME=value" (NULL-terminated,
  * may be NULL), in a process group of its own so that it and its workers can be
- * ended together. stdout goes to a file, or with closed_stdout to a pipe nobody
- * reads (as `khost | head` leaves it once head has exited). */
-void start_with(running *r, const char *const *extra_env, const char *const *args, int closed_stdout);
+ * ended together. stdout and stderr go to files unless how says otherwise. */
+void start_with(running *r, const char *const *extra_env, const char *const *args, const launch *how);
 void start(running *r, const char *const *extra_env, const char *const *args);
 /* Waits for khost to end (killing its group when it runs too long) and collects its output. */
 void finish(running *r, outcome *o);
+void run_with(outcome *o, const char *const *extra_env, const char *const *args, const launch *how);
 void run_env(outcome *o, const char *const *extra_env, const char *const *args);
 void free_outcome(outcome *o);
 
 #define KHOST(o, ...)           run_env((o), NULL, (const char *const[]){__VA_ARGS__, NULL})
 #define KHOST_ENV(o, envs, ...) run_env((o), (envs), (const char *const[]){__VA_ARGS__, NULL})
+/* KHOST_ENV started as how says (a launch). */
+#define KHOST_AS(o, how, envs, ...) run_with((o), (envs), (const char *const[]){__VA_ARGS__, NULL}, (how))
 /* KHOST with a JSON report at report_path(), read back by report(). */
 #define KHOST_JSON(o, ...) KHOST((o), __VA_ARGS__, "--json", report_path())
 

@@ -4,6 +4,7 @@
  * defect, so a test can assert that khost reports that defect and nothing else. */
 #include <signal.h>
 #include <stdint.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../support/die_of_signal.h"
 #include "formats.h"
 #include "khost/ops.h"
 
@@ -41,6 +43,41 @@ static void say_who_hangs(void)
   if (!f) return;
   int ok = fprintf(f, "%d\n", (int)getpid()) > 0;
   if (fclose(f) == 0 && ok) rename(tmp, path);
+}
+#endif
+
+#if defined(FAULT_CHDIR_LOAD) || defined(FAULT_CHDIR)
+/* Moves the process to the folder a test names in KHOST_TEST_CHDIR, and leaves
+ * a file there that proves it did. Every path the user gave must still lead
+ * where it led before. */
+static void change_folder(void)
+{
+  const char *dir = getenv("KHOST_TEST_CHDIR");
+  if (dir && chdir(dir) == 0) close(open("moved_here", O_WRONLY | O_CREAT, 0644));
+}
+#endif
+
+#if defined(FAULT_CLOSE_FD_LOAD) || defined(FAULT_CLOSE_FD)
+/* Closes the fd a test names in KHOST_TEST_CLOSE_FD (1 or 2), as a plugin that
+ * tidies up what is not its own would. khost's table and messages must not
+ * follow the number into the next file opened. */
+static void close_named_fd(void)
+{
+  const char *fd = getenv("KHOST_TEST_CLOSE_FD");
+  if (fd) close(atoi(fd));
+}
+#endif
+
+#ifdef FAULT_CHDIR_LOAD
+/* As it is loaded, before any call: it need not even be selected. */
+__attribute__((constructor)) static void at_load(void)
+{
+  change_folder();
+}
+#elif defined(FAULT_CLOSE_FD_LOAD)
+__attribute__((constructor)) static void at_load(void)
+{
+  close_named_fd();
 }
 #endif
 
@@ -82,7 +119,7 @@ static int run_copy(const khost_input *in)
   return KHOST_STATUS_OK;
 #endif
 #if defined(FAULT_SEGV)
-  raise(SIGSEGV);
+  die_of_signal(SIGSEGV);
 #elif defined(FAULT_ABORT)
   abort();
 #elif defined(FAULT_EXIT0)
@@ -106,7 +143,7 @@ static int run_copy(const khost_input *in)
   const khost_tensor *src = khost_tensor_at(in->inputs, 0);
   size_t n = src->nbytes < sizeof first ? src->nbytes : sizeof first;
   if (!seen) memcpy(first, src->data, n), seen = n;
-  if (memcmp(first, src->data, n)) raise(SIGSEGV);
+  if (memcmp(first, src->data, n)) die_of_signal(SIGSEGV);
 #endif
 #ifdef FAULT_CACHED
   if (cached && cached_bytes == dst->nbytes) return memcpy(out, cached, cached_bytes), KHOST_STATUS_OK;
@@ -139,6 +176,12 @@ static int run_copy(const khost_input *in)
   static const void *last_input;
   if (khost_tensor_at(in->inputs, 0)->data == last_input) return KHOST_STATUS_OK;
   last_input = khost_tensor_at(in->inputs, 0)->data;
+#endif
+#ifdef FAULT_CHDIR
+  change_folder();
+#endif
+#ifdef FAULT_CLOSE_FD
+  close_named_fd();
 #endif
   transpose(in, out);
 #ifdef FAULT_CACHED

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../support/die_of_signal.h"
 #include "khost/plugin.h"
 
 #ifndef FIXTURE_NAME
@@ -46,7 +47,7 @@ static int init_fn(char *err, size_t size)
   (void)err;
   (void)size;
   /* A real segfault signal, not an invalid access a sanitizer would turn into an exit. */
-  raise(SIGSEGV);
+  die_of_signal(SIGSEGV);
   return KHOST_STATUS_INTERNAL;
 }
 #else
