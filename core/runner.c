@@ -289,11 +289,7 @@ static void report_fini_failure(case_run *r, int plugin, const char *phase, cons
 /* Reads one worker's messages until it ends; returns how many slots settled. */
 static int listen(case_run *r, khost__child *child, khost__device_info *known)
 {
-  union {
-    khost__begin_msg begin;
-    khost__row_msg row;
-    khost__device_info device;
-  } m;
+  khost__worker_msg m;
   uint32_t type, size;
   int current = -2, fini_plugin = -1, got, settled = 0;
   char phase[32] = "start-up";

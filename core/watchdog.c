@@ -32,11 +32,7 @@ static void last_announced(const khost__watchdog *w, khost__begin_msg *last)
   char path[64];
   snprintf(path, sizeof path, "/proc/self/fd/%d", w->fd);
   khost__child reader = {.pid = -1, .fd = open(path, O_RDONLY)};
-  union {
-    khost__begin_msg begin;
-    khost__row_msg row;
-    khost__device_info device;
-  } m;
+  khost__worker_msg m;
   uint32_t type, size;
   *last = (khost__begin_msg){.slot = KHOST__NO_SLOT, .phase = "start-up"};
   while (reader.fd >= 0 && khost__child_recv(&reader, &type, &m, sizeof m, &size, 0) == 1)

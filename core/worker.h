@@ -60,6 +60,13 @@ typedef struct khost__row_msg {
   khost__measurement measured;
 } khost__row_msg;
 
+/* Any message from the worker, as the parent reads it. */
+typedef union khost__worker_msg {
+  khost__begin_msg begin;
+  khost__row_msg row;
+  khost__device_info device;
+} khost__worker_msg;
+
 /* The worker process's exit statuses, read by runner.c: khost__worker_main
  * converts its internal status to one of these. */
 enum {

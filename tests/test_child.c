@@ -64,11 +64,11 @@ Test(child, messages_arrive_in_order_and_the_exit_status_is_kept)
   cr_expect_str_eq(end.how, "exited with status 5");
 }
 
-Test(child, a_signal_is_described_by_name)
+/* How a child that raised sig after one message ended. */
+static khost__child_end end_by_signal(int sig)
 {
   khost__child c;
   khost__err err;
-  int sig = SIGSEGV;
   cr_assert_eq(khost__child_start(&c, die_by_signal, &sig, &err), KHOST__OK);
   char buf[8];
   uint32_t type, size;
@@ -76,6 +76,12 @@ Test(child, a_signal_is_described_by_name)
   cr_expect_eq(khost__child_recv(&c, &type, buf, sizeof buf, &size, 5), 0);
   khost__child_end end;
   khost__child_finish(&c, 0, &end);
+  return end;
+}
+
+Test(child, a_signal_is_described_by_name)
+{
+  khost__child_end end = end_by_signal(SIGSEGV);
   cr_expect(end.signaled);
   cr_expect_eq(end.signo, SIGSEGV);
   cr_expect(strstr(end.how, "signal 11 (Segmentation fault)"), "%s", end.how);
@@ -126,16 +132,7 @@ Test(child, a_silent_child_times_out_and_is_killed)
 /* A SIGKILL the parent did not send (the out-of-memory killer's) reads as such. */
 Test(child, a_sigkill_from_elsewhere_is_not_the_parent_s)
 {
-  khost__child c;
-  khost__err err;
-  int sig = SIGKILL;
-  cr_assert_eq(khost__child_start(&c, die_by_signal, &sig, &err), KHOST__OK);
-  char buf[8];
-  uint32_t type, size;
-  cr_expect_eq(khost__child_recv(&c, &type, buf, sizeof buf, &size, 5), 1);
-  cr_expect_eq(khost__child_recv(&c, &type, buf, sizeof buf, &size, 5), 0);
-  khost__child_end end;
-  khost__child_finish(&c, 0, &end);
+  khost__child_end end = end_by_signal(SIGKILL);
   cr_expect(end.signaled && end.signo == SIGKILL, "%s", end.how);
   cr_expect(!end.killed && !end.timed_out);
 }

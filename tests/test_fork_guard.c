@@ -2,7 +2,6 @@
  * that claimed the guard ends where plugin code returns into khost; the claimer
  * and a forked child that execs go on. */
 #include <criterion/criterion.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,30 +9,25 @@
 #include <unistd.h>
 
 #include "fork_guard.h"
+#include "support/child_stderr.h"
 
-/* Forks after claiming the guard; the copy calls check (stderr into a pipe) and,
- * if it is still alive, exits 42. Returns the copy's wait status; what it wrote
- * goes into said. */
+typedef struct guard_check {
+  void (*check)(void);
+} guard_check;
+
+static void check_in_copy(void *arg)
+{
+  ((const guard_check *)arg)->check();
+}
+
+/* Claims the guard, then forks; the copy runs check (its stderr kept in said)
+ * and exits CHILD_BODY_RETURNED if it is still alive. Returns the copy's wait status. */
 static int fork_and_check(void (*check)(void), char *said, size_t n)
 {
-  int fds[2];
-  cr_assert_eq(pipe(fds), 0);
+  guard_check c = {check};
   khost__fork_guard_claim();
   khost__fork_guard_note("fork_test", "check");
-  fflush(NULL);
-  pid_t pid = fork();
-  if (pid == 0) {
-    dup2(fds[1], STDERR_FILENO);
-    check();
-    _exit(42);
-  }
-  close(fds[1]);
-  ssize_t got = read(fds[0], said, n - 1);
-  said[got > 0 ? got : 0] = '\0';
-  close(fds[0]);
-  int status = 0;
-  cr_assert_eq(waitpid(pid, &status, 0), pid);
-  return status;
+  return run_in_child(check_in_copy, &c, said, n);
 }
 
 Test(fork_guard, a_forked_copy_is_ended_where_plugin_code_returns)
@@ -78,9 +72,9 @@ Test(fork_guard, a_claim_in_a_child_makes_it_the_owner)
     khost__fork_guard_claim();
     khost__fork_guard_check();
     khost__fork_guard_check_owner();
-    _exit(khost__fork_guard_owner() ? 42 : 1);
+    _exit(khost__fork_guard_owner() ? CHILD_BODY_RETURNED : 1);
   }
   int status = 0;
   cr_assert_eq(waitpid(pid, &status, 0), pid);
-  cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 42, "status 0x%x", status);
+  cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == CHILD_BODY_RETURNED, "status 0x%x", status);
 }

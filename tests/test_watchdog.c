@@ -5,12 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "child.h"
 #include "exit_status.h"
+#include "support/child_stderr.h"
 #include "watchdog.h"
 
 static const khost_plugin watched = {.name = "watched"};
@@ -43,39 +43,23 @@ static void announce(int fd, int slot, const char *phase)
   cr_assert_eq(khost__child_send(fd, KHOST__MSG_BEGIN, &m, sizeof m), KHOST__OK);
 }
 
-/* In a child (the watchdog ends its process): announces slot 0's check, then hangs.
- * Returns the child's wait status; its stderr goes into said. */
-static int hang_after_announcing(char *said, size_t n)
+/* Starts the watchdog, announces slot 0's check, then hangs. */
+static void hang_after_announcing(void *arg)
 {
-  int fds[2];
-  cr_assert_eq(pipe(fds), 0);
-  fflush(NULL);
-  pid_t pid = fork();
-  if (pid == 0) {
-    dup2(fds[1], STDERR_FILENO);
-    int fd = message_file();
-    khost__err err;
-    khost__watchdog *w;
-    if (khost__watchdog_start(&w, fd, &job, &err) != KHOST__OK) _exit(99);
-    announce(fd, KHOST__NO_SLOT, "inputs");
-    announce(fd, 0, "check");
-    for (;;) pause();
-  }
-  close(fds[1]);
-  size_t used = 0;
-  ssize_t got;
-  while (used < n - 1 && (got = read(fds[0], said + used, n - 1 - used)) > 0) used += (size_t)got;
-  said[used] = '\0';
-  close(fds[0]);
-  int status = 0;
-  cr_assert_eq(waitpid(pid, &status, 0), pid);
-  return status;
+  (void)arg;
+  int fd = message_file();
+  khost__err err;
+  khost__watchdog *w;
+  if (khost__watchdog_start(&w, fd, &job, &err) != KHOST__OK) return;
+  announce(fd, KHOST__NO_SLOT, "inputs");
+  announce(fd, 0, "check");
+  for (;;) pause();
 }
 
 Test(watchdog, silence_past_the_timeout_ends_the_process_naming_the_backend_and_phase)
 {
   char said[1024];
-  int status = hang_after_announcing(said, sizeof said);
+  int status = run_in_child(hang_after_announcing, NULL, said, sizeof said);
   cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == KHOST__EXIT_FAILED, "status 0x%x", status);
   cr_expect_str_eq(said,
                    "khost: --no-isolate: silent for longer than --timeout 0.3 s during check of watched; a "

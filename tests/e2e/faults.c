@@ -376,8 +376,8 @@ Test(faults, a_worker_killed_unannounced_during_inputs_names_the_out_of_memory_k
   char *suite = scratch_path("big.ini");
   write_file(suite, "[big]\nop = copy_transpose\ndtype = fp32\nm = 16384\nn = 16384\n");
   running r;
-  const char *args[] = {FAST,          "--suite",    suite,        "--plugin",   "@fault_free.so",
-                        "--reference", "fault_free", "--backends", "fault_free", NULL};
+  const char *args[] = {FAST,         "--suite",    suite,        "--plugin", "@fault_free.so", "--reference",
+                        "fault_free", "--backends", "fault_free", "--json",   report_path(),    NULL};
   start(&r, NULL, args);
   pid_t worker = 0;
   for (int i = 0; i < 3000 && !worker; i++) {
@@ -389,12 +389,10 @@ Test(faults, a_worker_killed_unannounced_during_inputs_names_the_out_of_memory_k
   outcome o;
   finish(&r, &o);
   cr_expect_eq(o.status, 1, "exit %d; stderr:\n%s", o.status, o.err);
-  table_row row = find_row(o.out, "big", "fault_free");
-  cr_expect_str_eq(row.status, "ERROR", "stdout:\n%s", o.out);
-  cr_expect_not_null(strstr(row.details,
-                            "the worker was killed by signal 9 (Killed) during inputs, not by khost: "
-                            "most likely by the kernel's out-of-memory killer"),
-                     "%s", row.details);
+  expect_json_row(
+      report(&o), "big", "fault_free", "ERROR",
+      "the worker was killed by signal 9 (Killed) during inputs, not by khost: most likely by the "
+      "kernel's out-of-memory killer");
   free_outcome(&o);
   free(suite);
 }
@@ -412,16 +410,12 @@ Test(faults, a_case_larger_than_the_memory_available_is_refused_with_both_amount
   struct rlimit limit = {(rlim_t)3 << 30, (rlim_t)3 << 30};
   cr_assert_eq(setrlimit(RLIMIT_AS, &limit), 0, "setrlimit: %s", strerror(errno));
   outcome o;
-  KHOST(&o, FAST, "--suite", suite, "--plugin", "@fault_free.so", "--reference", "fault_free", "--backends",
-        "fault_free");
+  KHOST_JSON(&o, FAST, "--suite", suite, "--plugin", "@fault_free.so", "--reference", "fault_free",
+             "--backends", "fault_free");
   cr_expect_eq(o.status, 1, "exit %d; stderr:\n%s", o.status, o.err);
-  table_row row = find_row(o.out, "huge", "fault_free");
-  cr_expect_str_eq(row.status, "ERROR", "stdout:\n%s", o.out);
-  cr_expect_not_null(strstr(row.details,
-                            "not enough host memory for the case's inputs and reference outputs: "
-                            "12.0 GiB needed, "),
-                     "%s", row.details);
-  cr_expect_not_null(strstr(row.details, " available"), "%s", row.details);
+  expect_json_row(report(&o), "huge", "fault_free", "ERROR",
+                  "not enough host memory for the case's inputs and reference outputs: 12.0 GiB needed, ");
+  expect_json_row(report(&o), "huge", "fault_free", "ERROR", " available");
   free_outcome(&o);
   free(suite);
 #endif
