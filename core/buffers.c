@@ -6,6 +6,7 @@
 
 #include "cuda.h"
 #include "khost/plugin.h"
+#include "memory.h"
 
 /* Not a constant byte: a stray memset or a copy of the neighbour cannot match it. */
 static void guard_pattern(unsigned char *dst, size_t n, int side)
@@ -31,7 +32,30 @@ static int get(const khost__buffer *b, size_t offset, void *dst, size_t n, khost
   return khost__cuda_download(dst, b->base + offset, n, err);
 }
 
-int khost__buffer_alloc(khost__buffer *b, int device_type, size_t nbytes, khost__err *err)
+/* 256-byte alignment of data, as cudaMalloc gives, so CPU kernels may
+ * vectorise. The memory is written at once: a later check of what is available
+ * must see it taken, which the kernel counts only once it is touched. */
+static int host_alloc(khost__buffer *b, size_t total, const char *name, khost__err *err)
+{
+  int rc = khost__memory_check(total, name, err);
+  if (rc != KHOST__OK) return rc;
+  b->base = aligned_alloc(256, (total + 255) / 256 * 256);
+  if (!b->base) return khost__errorf(err, KHOST__E_NOMEM, "out of host memory for %zu bytes", b->nbytes);
+  memset(b->base, KHOST__POISON_BYTE, total);
+  return KHOST__OK;
+}
+
+/* Checked against the device's free memory first: a failed cudaMalloc would
+ * not say how much was asked for and how much was there. */
+static int device_alloc(khost__buffer *b, size_t total, const char *name, khost__err *err)
+{
+  size_t free_bytes = 0;
+  int rc = khost__cuda_memory_free(&free_bytes, err);
+  if (rc == KHOST__OK) rc = khost__memory_fits(total, free_bytes, "CUDA device", name, err);
+  return rc == KHOST__OK ? khost__cuda_malloc((void **)&b->base, total, err) : rc;
+}
+
+int khost__buffer_alloc(khost__buffer *b, int device_type, size_t nbytes, const char *name, khost__err *err)
 {
   memset(b, 0, sizeof *b);
   b->device_type = device_type;
@@ -41,14 +65,9 @@ int khost__buffer_alloc(khost__buffer *b, int device_type, size_t nbytes, khost_
   if (nbytes > SIZE_MAX - 2 * KHOST__GUARD_BYTES - 255)
     return khost__errorf(err, KHOST__E_NOMEM, "cannot allocate %zu bytes plus guards", nbytes);
   size_t total = nbytes + 2 * KHOST__GUARD_BYTES;
-  int rc = KHOST__OK;
-  if (device_type == KHOST_DEVICE_CPU) {
-    /* 256-byte alignment of data, as cudaMalloc gives, so CPU kernels may vectorise. */
-    b->base = aligned_alloc(256, (total + 255) / 256 * 256);
-    if (!b->base) return khost__errorf(err, KHOST__E_NOMEM, "out of host memory for %zu bytes", nbytes);
-  } else if ((rc = khost__cuda_malloc((void **)&b->base, total, err)) != KHOST__OK) {
-    return rc;
-  }
+  int rc =
+      device_type == KHOST_DEVICE_CPU ? host_alloc(b, total, name, err) : device_alloc(b, total, name, err);
+  if (rc != KHOST__OK) return rc;
   b->data = b->base + KHOST__GUARD_BYTES;
   if ((rc = khost__buffer_reset_guards(b, err)) != KHOST__OK) khost__buffer_free(b);
   return rc;

@@ -23,8 +23,11 @@ typedef struct khost__buffer {
   size_t nbytes;
 } khost__buffer;
 
-/* Allocates nbytes plus two guard bands and writes the guard pattern. */
-int khost__buffer_alloc(khost__buffer *b, int device_type, size_t nbytes, khost__err *err);
+/* Allocates nbytes plus two guard bands and writes the guard pattern, after
+ * checking that the memory is there (KHOST__E_NOMEM naming the buffer's name
+ * and both amounts when it is not). Host memory is written through at once,
+ * so that the next check sees it taken. */
+int khost__buffer_alloc(khost__buffer *b, int device_type, size_t nbytes, const char *name, khost__err *err);
 /* Frees the memory b owns (host or device) and zeroes b; a zeroed b is a no-op. */
 void khost__buffer_free(khost__buffer *b);
 

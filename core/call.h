@@ -6,20 +6,38 @@
 #include "casedata.h"
 #include "result.h"
 
+/* Everything a kernel is handed as read-only: the khost_input, its tensors,
+ * their names, shapes and strides, the parameters and their names, and the
+ * op's name. Each call has its own, so that a plugin that writes through one
+ * of these const pointers damages its own call only, and the copy the view
+ * was built as tells that it did and what it changed. */
+typedef struct khost__call_view {
+  khost_input input;
+  khost_tensor tensors[2 * KHOST__MAX_TENSORS];
+  khost_param params[KHOST__MAX_PARAMS];
+  int64_t shapes[2 * KHOST__MAX_TENSORS][KHOST_MAX_DIMS];
+  int64_t strides[2 * KHOST__MAX_TENSORS][KHOST_MAX_DIMS];
+  char op[KHOST__NAME_MAX];
+  char param_names[KHOST__MAX_PARAMS][KHOST__NAME_MAX];
+  char tensor_names[2 * KHOST__MAX_TENSORS][KHOST__NAME_MAX];
+} khost__call_view;
+
 typedef struct khost__call {
   const khost_kernel *kernel;
   khost__case_data *data; /* borrowed */
   khost__buffer out[KHOST__MAX_TENSORS];
   khost__buffer workspace;
-  khost_tensor tensors[2 * KHOST__MAX_TENSORS];
-  khost_input input;
+  khost__call_view view;             /* what the kernel is handed: view.input */
+  khost__call_view built;            /* the view as built, compared with it after each call into the plugin */
   char error[1024];                  /* the plugin's error sink */
   char variant[KHOST__VARIANT_SIZE]; /* what describe() named, else empty */
 } khost__call;
 
 /* Binds kernel to d: builds the input, asks supports(), the workspace size and
  * the implementation's name, allocates outputs and workspace. KHOST__E_DECLINED
- * when declined (reason in err). Release with khost__call_free. */
+ * when declined (reason in err), KHOST__E_MUTATED when one of the plugin's
+ * functions wrote to what it was handed as read-only. Release with
+ * khost__call_free. */
 int khost__call_prepare(khost__call *k, const khost_kernel *kernel, khost__case_data *d, int num_threads,
                         int device_id, khost__err *err);
 
@@ -36,7 +54,8 @@ int khost__call_run(khost__call *k);
 int khost__call_check(khost__call *k, khost__check_stats *stats, khost__err *err);
 
 /* What a finished call may have damaged besides its outputs: the workspace's
- * guards (KHOST__E_GUARD) and the inputs (KHOST__E_MUTATED). */
+ * guards (KHOST__E_GUARD), what it was handed as read-only (KHOST__E_MUTATED;
+ * restored) and the inputs (KHOST__E_MUTATED). */
 int khost__call_check_side_effects(khost__call *k, khost__err *err);
 
 /* Host copy of output t (nbytes of the output spec) into dst. */

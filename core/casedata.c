@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cuda.h"
+#include "memory.h"
 
 static void describe(khost__case_data *d)
 {
@@ -26,6 +27,16 @@ static void describe(khost__case_data *d)
   }
 }
 
+/* The host memory the case's own data takes: each input twice (generated, and
+ * the guarded copy kernels read) and each reference output. */
+static size_t host_bytes(const khost__tensor_set *set)
+{
+  size_t bytes = 0;
+  for (int t = 0; t < set->ninputs; t++) bytes += 2 * (set->inputs[t].nbytes + KHOST__GUARD_BYTES);
+  for (int t = 0; t < set->noutputs; t++) bytes += set->outputs[t].nbytes;
+  return bytes;
+}
+
 int khost__case_data_make(khost__case_data *d, const khost__case *c, uint64_t seed, khost__err *err)
 {
   memset(d, 0, sizeof *d);
@@ -33,7 +44,9 @@ int khost__case_data_make(khost__case_data *d, const khost__case *c, uint64_t se
   d->seed = seed;
   c->op->tensors(c, &d->set);
   describe(d);
-  int rc = KHOST__OK;
+  /* All of it, before any of it is made: a case too large is refused at once,
+   * not after its first inputs took minutes to generate. */
+  int rc = khost__memory_check(host_bytes(&d->set), "the case's inputs and reference outputs", err);
   for (int t = 0; t < d->set.ninputs && rc == KHOST__OK; t++) {
     size_t n = d->set.inputs[t].nbytes;
     if (!(d->pristine[t] = malloc(n))) {
@@ -42,12 +55,16 @@ int khost__case_data_make(khost__case_data *d, const khost__case *c, uint64_t se
     }
     c->op->generate(c, seed, t, d->pristine[t]);
     d->in_hash[t] = khost__hash_bytes(d->pristine[t], n);
-    rc = khost__buffer_alloc(&d->in[0][t], KHOST_DEVICE_CPU, n, err);
+    rc = khost__buffer_alloc(&d->in[0][t], KHOST_DEVICE_CPU, n, d->set.inputs[t].name, err);
     if (rc == KHOST__OK) rc = khost__buffer_write(&d->in[0][t], d->pristine[t], err);
   }
   for (int t = 0; t < d->set.noutputs && rc == KHOST__OK; t++) {
     d->ref[t] = malloc(d->set.outputs[t].nbytes);
-    if (!d->ref[t]) rc = khost__errorf(err, KHOST__E_NOMEM, "out of memory for the reference output");
+    /* Written now, so that the checks of later allocations see it taken. */
+    if (d->ref[t])
+      memset(d->ref[t], KHOST__POISON_BYTE, d->set.outputs[t].nbytes);
+    else
+      rc = khost__errorf(err, KHOST__E_NOMEM, "out of memory for the reference output");
   }
   if (rc != KHOST__OK) khost__case_data_free(d);
   return rc;
@@ -57,7 +74,8 @@ int khost__case_data_upload(khost__case_data *d, khost__err *err)
 {
   for (int t = 0; t < d->set.ninputs; t++) {
     if (d->in[1][t].base) continue;
-    int rc = khost__buffer_alloc(&d->in[1][t], KHOST_DEVICE_CUDA, d->in[0][t].nbytes, err);
+    int rc =
+        khost__buffer_alloc(&d->in[1][t], KHOST_DEVICE_CUDA, d->in[0][t].nbytes, d->set.inputs[t].name, err);
     if (rc == KHOST__OK) rc = khost__buffer_write(&d->in[1][t], d->pristine[t], err);
     if (rc != KHOST__OK) return rc;
   }
@@ -74,7 +92,8 @@ int khost__case_data_clone_device(khost__case_data *copy, const khost__case_data
   memcpy(copy->in_hash, d->in_hash, sizeof copy->in_hash);
   int rc = KHOST__OK;
   for (int t = 0; t < d->set.ninputs && rc == KHOST__OK; t++) {
-    rc = khost__buffer_alloc(&copy->in[1][t], KHOST_DEVICE_CUDA, d->in[1][t].nbytes, err);
+    rc = khost__buffer_alloc(&copy->in[1][t], KHOST_DEVICE_CUDA, d->in[1][t].nbytes, d->set.inputs[t].name,
+                             err);
     if (rc == KHOST__OK)
       rc = khost__cuda_copy(copy->in[1][t].data, d->in[1][t].data, d->in[1][t].nbytes, err);
   }
@@ -92,6 +111,8 @@ static int check_one(const khost__case_data *d, int t, const khost__buffer *b, k
   const char *name = d->set.inputs[t].name;
   int rc = khost__buffer_check_guards(b, name, err);
   if (rc != KHOST__OK) return rc;
+  if (b->device_type != KHOST_DEVICE_CPU && (rc = khost__memory_check(b->nbytes, name, err)) != KHOST__OK)
+    return rc;
   void *copy = b->device_type == KHOST_DEVICE_CPU ? b->data : malloc(b->nbytes);
   if (!copy) return khost__errorf(err, KHOST__E_NOMEM, "out of memory checking input %s", name);
   if (copy != b->data) rc = khost__buffer_read(b, copy, err);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "fork_guard.h"
 
 /* How often a silent child is checked for having ended. */
 #define CHILD_POLL_MS 100
@@ -38,6 +39,7 @@ int khost__child_start(khost__child *c, khost__child_fn fn, void *arg, khost__er
     /* A worker must not outlive khost (a hung kernel would sleep on forever). */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(EXIT_FAILURE);
+    khost__fork_guard_claim();
     /* khost ignores SIGPIPE; plugin code, and what it runs, gets the default. */
     signal(SIGPIPE, SIG_DFL);
     close(fds[0]);
@@ -67,6 +69,9 @@ static int write_all(int fd, const void *buf, size_t n)
 
 int khost__child_send(int fd, uint32_t type, const void *payload, uint32_t size)
 {
+  /* A process that plugin code forked from the child would interleave its
+   * messages with the child's, and be read as the child. */
+  khost__fork_guard_check_owner();
   message_header h = {type, size};
   if (write_all(fd, &h, sizeof h) != KHOST__OK) return KHOST__E_IO;
   return size ? write_all(fd, payload, size) : KHOST__OK;
@@ -167,4 +172,5 @@ void khost__child_finish(khost__child *c, int kill_it, khost__child_end *end)
   }
   describe_end(status, end);
   end->timed_out = kill_it;
+  end->killed = 1;
 }

@@ -19,9 +19,11 @@ typedef struct khost__child {
   int fd; /* read end in the parent */
 } khost__child;
 
-/* How a child ended, in words ("killed by signal 11 (Segmentation fault)"). */
+/* How a child ended, in words ("killed by signal 11 (Segmentation fault)").
+ * killed: khost__child_finish sent it SIGKILL (at the deadline, or after it
+ * closed its pipe without exiting), so a SIGKILL end is khost's own. */
 typedef struct khost__child_end {
-  int exited, exit_code, signaled, signo, timed_out;
+  int exited, exit_code, signaled, signo, timed_out, killed;
   char how[128];
 } khost__child_end;
 

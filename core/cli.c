@@ -78,7 +78,7 @@ static const flag flags[] = {
     {{"graph", 1, 0, OPT_GRAPH}, "N", "GPU: time N calls captured in one CUDA graph, per call (0: off)"},
     {{"no-isolate", 0, 0, OPT_NO_ISOLATE},
      NULL,
-     "run backends in the khost process (debugging; a crash ends khost)"},
+     "run backends in the khost process (debugging; a crash, or a hang past --timeout, ends khost)"},
     {{"no-blocking-kernel", 0, 0, OPT_NO_BLOCKING},
      NULL,
      "GPU: do not hold the stream while queueing timed calls (for ncu; launch gaps are then timed)"},

@@ -207,6 +207,13 @@ void khost__cuda_free(void *ptr)
   cudaFree(ptr);
 }
 
+int khost__cuda_memory_free(size_t *bytes, khost__err *err)
+{
+  size_t total = 0;
+  *bytes = 0;
+  return CUDA_CALL(err, cudaMemGetInfo(bytes, &total));
+}
+
 /* On the stream, not the legacy default stream, which does not order against
  * a non-blocking stream's kernels. */
 static int copy_and_wait(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind, khost__err *err)

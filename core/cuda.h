@@ -46,6 +46,9 @@ void *khost__cuda_stream(void);
 /* Device memory. Upload and download wait for the copy; memset is queued on the
  * stream, so it is ordered before the kernels and copies that follow it. */
 int khost__cuda_malloc(void **ptr, size_t bytes, khost__err *err);
+/* The device's free memory in bytes (cudaMemGetInfo), to check an allocation
+ * against before making it. */
+int khost__cuda_memory_free(size_t *bytes, khost__err *err);
 /* Frees memory from khost__cuda_malloc (NULL is a no-op); an error here could
  * only repeat one the next synchronisation reports. */
 void khost__cuda_free(void *ptr);

@@ -43,6 +43,12 @@ void khost__cuda_free(void *ptr)
 {
 }
 
+int khost__cuda_memory_free(size_t *bytes, khost__err *err)
+{
+  *bytes = 0;
+  return unsupported(err);
+}
+
 int khost__cuda_upload(void *dst, const void *src, size_t bytes, khost__err *err)
 {
   return unsupported(err);

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,8 +11,10 @@
 #include "child.h"
 #include "clock.h"
 #include "exit_status.h"
+#include "fork_guard.h"
 #include "list.h"
 #include "standard_fds.h"
+#include "watchdog.h"
 #include "worker.h"
 
 /* Everything the parent keeps for one case while its workers run. */
@@ -25,6 +28,8 @@ typedef struct case_run {
   int nslots, oracle;
   khost__device_info device;
   int have_device;
+  uint8_t *fini_failed; /* the run's, one flag per registry plugin: its fini() failed once */
+  int fini_failures;    /* fini() failures in this case's workers */
 } case_run;
 
 /* "name" or "name:cpu" / "name:cuda" into plugin name and device (0 = any).
@@ -74,13 +79,48 @@ static int check_oracle(const khost__registry *reg, const char *name, const khos
   return KHOST__OK;
 }
 
-/* Every name of --backends is loaded, and there is at least one. */
-static int check_backends(const khost__registry *reg, const char *list, khost__err *err)
+/* The distinct ops of the selected cases, comma-separated, in suite order. */
+static void selected_ops(const khost__suite *suite, char *buf, size_t n)
+{
+  size_t used = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < suite->ncases && used < n; i++) {
+    int seen = 0;
+    for (int j = 0; j < i && !seen; j++) seen = suite->cases[j].op == suite->cases[i].op;
+    if (!seen)
+      used += (size_t)snprintf(buf + used, n - used, "%s%s", used ? ", " : "", suite->cases[i].op->name);
+  }
+}
+
+/* A backend asked for by name that has no kernel for any selected case would
+ * have no row at all: the run could not say what it was asked. */
+static int check_has_kernel(const khost__registry *reg, const char *name, const khost__suite *suite,
+                            khost__err *err)
+{
+  const khost__plugin *plugin = khost__registry_find(reg, name);
+  static const int devices[2] = {KHOST_DEVICE_CPU, KHOST_DEVICE_CUDA};
+  for (int i = 0; i < suite->ncases; i++)
+    for (int d = 0; d < 2; d++)
+      if (khost__plugin_kernel(plugin, suite->cases[i].op->name, devices[d])) return KHOST__OK;
+  char ops[512];
+  selected_ops(suite, ops, sizeof ops);
+  return khost__errorf(err, KHOST__E_CONFIG,
+                       "backend '%s' has no kernel for any selected op (%s); leave it out of --backends or "
+                       "select cases of its ops (khost --list shows them)",
+                       name, ops);
+}
+
+/* Every name of --backends is loaded and has a kernel for a selected case, and
+ * there is at least one. */
+static int check_backends(const khost__registry *reg, const char *list, const khost__suite *suite,
+                          khost__err *err)
 {
   char name[KHOST__LIST_ITEM_MAX + 1];
   int names = 0, rc = KHOST__OK;
-  for (const char *p = list; rc == KHOST__OK && khost__list_next(&p, name, sizeof name); names++)
+  for (const char *p = list; rc == KHOST__OK && khost__list_next(&p, name, sizeof name); names++) {
     rc = check_name(reg, "backend", name, err);
+    if (rc == KHOST__OK) rc = check_has_kernel(reg, name, suite, err);
+  }
   char why[512];
   if (rc == KHOST__OK && !names) {
     snprintf(why, sizeof why, "--backends '%.300s' names no backend", list);
@@ -94,7 +134,7 @@ int khost__runner_validate(const khost__options *o, const khost__registry *reg, 
 {
   int rc = check_name(reg, "reference backend", o->reference, err);
   if (rc == KHOST__OK) rc = check_oracle(reg, o->reference, suite, err);
-  if (rc == KHOST__OK && o->backends) rc = check_backends(reg, o->backends, err);
+  if (rc == KHOST__OK && o->backends) rc = check_backends(reg, o->backends, suite, err);
   if (rc == KHOST__OK && o->baseline) {
     char name[KHOST__LIST_ITEM_MAX + 1];
     int device;
@@ -195,35 +235,64 @@ static void settle_all(case_run *r, khost__row_status status, const char *messag
     if (r->pending[s]) settle(r, s, status, message);
 }
 
+/* A SIGKILL that khost did not send: the kernel's out-of-memory killer sends
+ * it, without a word, to a process whose memory it takes back. */
+static void append_kill_cause(char *message, size_t n, const khost__child_end *end)
+{
+  size_t used = strlen(message);
+  if (end->signaled && end->signo == SIGKILL && !end->killed && used < n)
+    snprintf(message + used, n - used,
+             ", not by khost: most likely by the kernel's out-of-memory killer (see dmesg)");
+}
+
+/* How the worker's end reads for the plugin whose code was running (phase). */
+static void describe_culprit_end(const case_run *r, const char *phase, const khost__child_end *end,
+                                 char *message, size_t n)
+{
+  if (end->timed_out)
+    snprintf(message, n, "silent for longer than --timeout %g s during %s", r->o->timeout_s, phase);
+  else if (end->exited)
+    snprintf(message, n, "the process exited with status %d during %s (exit() called?)", end->exit_code,
+             phase);
+  else
+    snprintf(message, n, "the worker was %s during %s", end->how, phase);
+  append_kill_cause(message, n, end);
+}
+
 /* How the worker's end reads for the backend that was running. */
 static void blame(case_run *r, int current, const char *phase, const khost__child_end *end)
 {
   char message[512];
   khost__row_status status = end->timed_out ? KHOST__ROW_TIMEOUT : KHOST__ROW_CRASH;
-  if (end->timed_out)
-    snprintf(message, sizeof message, "silent for longer than --timeout %g s during %s", r->o->timeout_s,
-             phase);
-  else if (end->exited)
-    snprintf(message, sizeof message, "the process exited with status %d during %s (exit() called?)",
-             end->exit_code, phase);
-  else
-    snprintf(message, sizeof message, "the worker was %s during %s", end->how, phase);
+  describe_culprit_end(r, phase, end, message, sizeof message);
   if (current != KHOST__ORACLE_SLOT) return settle(r, current, status, message);
   char whole[600];
   snprintf(whole, sizeof whole, "the reference failed: %s", message);
   settle_all(r, KHOST__ROW_ERROR, whole);
 }
 
+/* A fini() that crashed, exited or hung, once every row was final: no row is
+ * to blame, so the run says it here, fails (exit status 1), and later workers
+ * do not call that fini() again, so that a hang costs --timeout once, not once
+ * per case. */
+static void report_fini_failure(case_run *r, int plugin, const char *phase, const khost__child_end *end)
+{
+  char how[512];
+  describe_culprit_end(r, phase, end, how, sizeof how);
+  fprintf(stderr,
+          "khost: plugin %s: fini() did not return in the worker of case %s: %s; it is not called again "
+          "in this run\n",
+          r->reg->plugins[plugin].desc->name, r->c->name, how);
+  r->fini_failed[plugin] = 1;
+  r->fini_failures++;
+}
+
 /* Reads one worker's messages until it ends; returns how many slots settled. */
 static int listen(case_run *r, khost__child *child, khost__device_info *known)
 {
-  union {
-    khost__begin_msg begin;
-    khost__row_msg row;
-    khost__device_info device;
-  } m;
+  khost__worker_msg m;
   uint32_t type, size;
-  int current = -2, got, settled = 0;
+  int current = -2, fini_plugin = -1, got, settled = 0;
   char phase[32] = "start-up";
   /* The worker must say something (a new phase, a sample, a row) at least every --timeout
    * seconds: a hung call is caught, a long but living run is not. */
@@ -232,6 +301,7 @@ static int listen(case_run *r, khost__child *child, khost__device_info *known)
     if (got != 1) break;
     if (type == KHOST__MSG_BEGIN) {
       current = m.begin.slot;
+      fini_plugin = m.begin.plugin;
       snprintf(phase, sizeof phase, "%s", m.begin.phase);
       if (current >= 0 && current < r->nslots && m.begin.variant[0])
         snprintf(r->rows[current].measured.variant, sizeof r->rows[current].measured.variant, "%.*s",
@@ -248,6 +318,8 @@ static int listen(case_run *r, khost__child *child, khost__device_info *known)
   }
   khost__child_end end;
   khost__child_finish(child, got < 0, &end);
+  if (current == KHOST__FINI_SLOT && fini_plugin >= 0 && fini_plugin < r->reg->nplugins)
+    report_fini_failure(r, fini_plugin, phase, &end);
   int culprit = current >= 0 ? current < r->nslots && r->pending[current]
                              : current == KHOST__ORACLE_SLOT && any_pending(r);
   /* Whatever way the worker ended (even exit(0)), the backend it announced has no row. */
@@ -265,7 +337,9 @@ static int listen(case_run *r, khost__child *child, khost__device_info *known)
       snprintf(message, sizeof message, "the worker was silent for longer than --timeout %g s during %s",
                r->o->timeout_s, phase);
     else
-      snprintf(message, sizeof message, "the worker %s during %s", end.how, phase);
+      snprintf(message, sizeof message, "the worker %s%s during %s", end.signaled ? "was " : "", end.how,
+               phase);
+    append_kill_cause(message, sizeof message, &end);
     settle_all(r, KHOST__ROW_ERROR, message);
   }
   return settled;
@@ -277,13 +351,15 @@ static volatile int in_process_worker;
 /* A plugin that calls exit() during --no-isolate must not end khost with status 0. */
 static void exit_during_worker(void)
 {
-  if (!in_process_worker) return;
+  /* A copy that plugin code forked and that called exit() is not khost ending. */
+  if (!in_process_worker || !khost__fork_guard_owner()) return;
   static const char message[] = "khost: a backend ended the process during --no-isolate; no results\n";
   if (write(STDERR_FILENO, message, sizeof message - 1) < 0) _exit(KHOST__EXIT_FAILED);
   _exit(KHOST__EXIT_FAILED);
 }
 
-/* --no-isolate: the worker runs here and writes its messages to a file. */
+/* --no-isolate: the worker runs here and writes its messages to a file, which
+ * a watchdog thread watches for --timeout. */
 static int run_in_process(khost__worker_job *job, khost__child *child, khost__err *err)
 {
   static int registered;
@@ -293,11 +369,16 @@ static int run_in_process(khost__worker_job *job, khost__child *child, khost__er
   int fd = dup(fileno(log));
   fclose(log);
   if (fd < 0) return khost__errorf(err, KHOST__E_IO, "--no-isolate: dup: %s", strerror(errno));
+  khost__watchdog *watchdog = NULL;
+  int rc = khost__watchdog_start(&watchdog, fd, job, err);
+  if (rc != KHOST__OK) return close(fd), rc;
+  khost__fork_guard_claim();
   in_process_worker = 1;
   khost__worker_main(fd, job);
   in_process_worker = 0;
   /* The plugins ran here and may have closed fd 0, 1 or 2: the next report must not take it. */
   khost__standard_fds_restore();
+  khost__watchdog_stop(watchdog);
   if (lseek(fd, 0, SEEK_SET) != 0) {
     int e = errno;
     close(fd);
@@ -318,7 +399,8 @@ static int run_workers(case_run *r, khost__device_info *known, khost__err *err)
                              .slots = r->slots,
                              .pending = r->pending,
                              .oracle_plugin = r->oracle,
-                             .known = known};
+                             .known = known,
+                             .fini_failed = r->fini_failed};
     khost__child child;
     int rc = r->o->no_isolate ? run_in_process(&job, &child, err)
                               : khost__child_start(&child, khost__worker_main, &job, err);
@@ -384,10 +466,17 @@ int khost__run_suite(const khost__options *o, const khost__registry *reg, const 
   int rc = KHOST__OK, have_device = 0;
   khost__device_info device_info;
   *failed = 0;
+  uint8_t *fini_failed = calloc((size_t)reg->nplugins + 1, 1);
+  if (!fini_failed) return khost__errorf(err, KHOST__E_NOMEM, "out of memory");
   for (int i = 0; i < suite->ncases && rc == KHOST__OK; i++) {
-    case_run r = {.o = o, .reg = reg, .c = &suite->cases[i], .oracle = (int)(oracle - reg->plugins)};
+    case_run r = {.o = o,
+                  .reg = reg,
+                  .c = &suite->cases[i],
+                  .oracle = (int)(oracle - reg->plugins),
+                  .fini_failed = fini_failed};
     rc = make_slots(&r, baseline, err);
     if (rc == KHOST__OK) rc = run_workers(&r, &known, err);
+    *failed |= r.fini_failures > 0;
     if (rc == KHOST__OK) {
       if (r.have_device) device_info = r.device, have_device = 1;
       device_info.peak_gbps = known.peak_gbps;
@@ -398,5 +487,6 @@ int khost__run_suite(const khost__options *o, const khost__registry *reg, const 
     }
     free_case(&r);
   }
+  free(fini_failed);
   return rc;
 }

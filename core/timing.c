@@ -63,8 +63,10 @@ static int invoke_rotating(void *arg, int i)
 static size_t working_set(const khost__call *call)
 {
   size_t bytes = 0;
-  for (int i = 0; i < call->input.ninputs; i++) bytes += khost_tensor_at(call->input.inputs, i)->nbytes;
-  for (int i = 0; i < call->input.noutputs; i++) bytes += khost_tensor_at(call->input.outputs, i)->nbytes;
+  for (int i = 0; i < call->view.input.ninputs; i++)
+    bytes += khost_tensor_at(call->view.input.inputs, i)->nbytes;
+  for (int i = 0; i < call->view.input.noutputs; i++)
+    bytes += khost_tensor_at(call->view.input.outputs, i)->nbytes;
   return bytes;
 }
 
@@ -86,8 +88,8 @@ static int make_copies(khost__timer *t, khost__err *err)
   for (int j = 0; j < n - 1; j++) {
     int rc = khost__case_data_clone_device(&t->copy_data[j], t->call->data, err);
     if (rc != KHOST__OK) return rc;
-    rc = khost__call_prepare(&t->copy_calls[j], t->call->kernel, &t->copy_data[j], t->call->input.num_threads,
-                             t->o->device, err);
+    rc = khost__call_prepare(&t->copy_calls[j], t->call->kernel, &t->copy_data[j],
+                             t->call->view.input.num_threads, t->o->device, err);
     if (rc != KHOST__OK) return khost__case_data_free(&t->copy_data[j]), rc;
     t->ncopies++;
   }

@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 
+#include "fork_guard.h"
 #include "worker/phases.h"
 #include "worker/phase_table.h"
 
@@ -36,12 +37,22 @@ static void release(khost__worker *w)
   free(w->rows);
 }
 
+/* Each fini() announced first, so that one that crashes, exits or hangs is
+ * named; "finish" again after them, so that the parent can tell a worker that
+ * ended inside a fini() (even by exit(0)) from one that ended after. */
 static void finish_plugins(khost__worker *w)
 {
-  for (int p = 0; p < w->job->reg->nplugins; p++) {
-    const khost_plugin *d = w->job->reg->plugins[p].desc;
-    if (w->plugin_ready[p] == 1 && d->fini) d->fini();
+  const khost__worker_job *job = w->job;
+  int called = 0;
+  for (int p = 0; p < job->reg->nplugins; p++) {
+    const khost_plugin *d = job->reg->plugins[p].desc;
+    if (w->plugin_ready[p] != 1 || !d->fini || (job->fini_failed && job->fini_failed[p])) continue;
+    khost__worker_announce_fini(w, p);
+    d->fini();
+    khost__fork_guard_check();
+    called = 1;
   }
+  if (called) khost__worker_announce(w, KHOST__NO_SLOT, "finish");
 }
 
 /* The case's buffers go before the plugins' fini(), which may tear down what

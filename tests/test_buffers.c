@@ -5,12 +5,13 @@
 
 #include "buffers.h"
 #include "khost/plugin.h"
+#include "memory.h"
 
 Test(buffers, guards_catch_writes_on_either_side)
 {
   khost__buffer b;
   khost__err err;
-  cr_assert_eq(khost__buffer_alloc(&b, KHOST_DEVICE_CPU, 100, &err), KHOST__OK);
+  cr_assert_eq(khost__buffer_alloc(&b, KHOST_DEVICE_CPU, 100, "x", &err), KHOST__OK);
   cr_expect_eq((uintptr_t)b.data % 256, 0, "data is 256-byte aligned");
   cr_expect_eq(khost__buffer_check_guards(&b, "x", &err), KHOST__OK);
   ((unsigned char *)b.data)[100] ^= 0xff;
@@ -31,7 +32,7 @@ Test(buffers, writes_reads_and_poison)
   khost__err err;
   unsigned char src[64], dst[64];
   for (int i = 0; i < 64; i++) src[i] = (unsigned char)(i * 7 + 1);
-  cr_assert_eq(khost__buffer_alloc(&b, KHOST_DEVICE_CPU, sizeof src, &err), KHOST__OK);
+  cr_assert_eq(khost__buffer_alloc(&b, KHOST_DEVICE_CPU, sizeof src, "b", &err), KHOST__OK);
   cr_expect_eq(khost__buffer_write(&b, src, &err), KHOST__OK);
   cr_expect_eq(khost__buffer_read(&b, dst, &err), KHOST__OK);
   cr_expect_arr_eq(dst, src, sizeof src);
@@ -57,7 +58,21 @@ Test(buffers, a_size_that_would_wrap_with_its_guards_is_refused)
 {
   khost__buffer b;
   khost__err err = {""};
-  cr_assert_eq(khost__buffer_alloc(&b, KHOST_DEVICE_CPU, SIZE_MAX - 16, &err), KHOST__E_NOMEM);
+  cr_assert_eq(khost__buffer_alloc(&b, KHOST_DEVICE_CPU, SIZE_MAX - 16, "huge", &err), KHOST__E_NOMEM);
   cr_expect_null(b.base);
   cr_expect_not_null(strstr(err.msg, "plus guards"), "%s", err.msg);
+}
+
+/* Refused before anything is allocated, naming the buffer and both amounts: with
+ * memory overcommitted the allocation itself would succeed, and the process be
+ * killed when it wrote the memory. */
+Test(buffers, a_host_buffer_larger_than_the_memory_available_is_refused_before_it_is_made)
+{
+  khost__buffer b;
+  khost__err err = {""};
+  size_t too_much = khost__memory_available() + ((size_t)1 << 30);
+  cr_assert_eq(khost__buffer_alloc(&b, KHOST_DEVICE_CPU, too_much, "big", &err), KHOST__E_NOMEM);
+  cr_expect_null(b.base);
+  cr_expect_not_null(strstr(err.msg, "not enough host memory for big: "), "%s", err.msg);
+  cr_expect_not_null(strstr(err.msg, " available"), "%s", err.msg);
 }

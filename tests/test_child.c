@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -64,11 +65,11 @@ Test(child, messages_arrive_in_order_and_the_exit_status_is_kept)
   cr_expect_str_eq(end.how, "exited with status 5");
 }
 
-Test(child, a_signal_is_described_by_name)
+/* How a child that raised sig after one message ended. */
+static khost__child_end end_by_signal(int sig)
 {
   khost__child c;
   khost__err err;
-  int sig = SIGSEGV;
   cr_assert_eq(khost__child_start(&c, die_by_signal, &sig, &err), KHOST__OK);
   char buf[8];
   uint32_t type, size;
@@ -76,6 +77,12 @@ Test(child, a_signal_is_described_by_name)
   cr_expect_eq(khost__child_recv(&c, &type, buf, sizeof buf, &size, 5), 0);
   khost__child_end end;
   khost__child_finish(&c, 0, &end);
+  return end;
+}
+
+Test(child, a_signal_is_described_by_name)
+{
+  khost__child_end end = end_by_signal(SIGSEGV);
   cr_expect(end.signaled);
   cr_expect_eq(end.signo, SIGSEGV);
   cr_expect(strstr(end.how, "signal 11 (Segmentation fault)"), "%s", end.how);
@@ -120,6 +127,41 @@ Test(child, a_silent_child_times_out_and_is_killed)
   khost__child_finish(&c, 1, &end);
   cr_expect(end.signaled, "the silent child must have been killed");
   cr_expect_eq(end.signo, SIGKILL);
+  cr_expect(end.timed_out && end.killed, "khost's own kill, at the deadline");
+}
+
+/* A SIGKILL the parent did not send (the out-of-memory killer's) reads as such. */
+Test(child, a_sigkill_from_elsewhere_is_not_the_parent_s)
+{
+  khost__child_end end = end_by_signal(SIGKILL);
+  cr_expect(end.signaled && end.signo == SIGKILL, "%s", end.how);
+  cr_expect(!end.killed && !end.timed_out);
+}
+
+/* A process that plugin code forked in the child may not speak on its pipe: its
+ * message would be read as the child's. */
+static int fork_and_both_speak(int fd, void *arg)
+{
+  (void)arg;
+  pid_t copy = fork();
+  khost__child_send(fd, copy == 0 ? 2 : 1, NULL, 0);
+  if (copy > 0) waitpid(copy, NULL, 0);
+  return copy == 0 ? 3 : 0;
+}
+
+Test(child, only_the_child_speaks_on_its_pipe)
+{
+  khost__child c;
+  khost__err err;
+  cr_assert_eq(khost__child_start(&c, fork_and_both_speak, NULL, &err), KHOST__OK);
+  char buf[8];
+  uint32_t type, size;
+  cr_expect_eq(khost__child_recv(&c, &type, buf, sizeof buf, &size, 5), 1);
+  cr_expect_eq(type, 1, "the child's message, not its copy's");
+  cr_expect_eq(khost__child_recv(&c, &type, buf, sizeof buf, &size, 5), 0, "and nothing else");
+  khost__child_end end;
+  khost__child_finish(&c, 0, &end);
+  cr_expect(end.exited && end.exit_code == 0, "%s", end.how);
 }
 
 Test(child, an_oversized_message_is_refused_as_end_of_stream)

@@ -34,6 +34,14 @@ static int alloc(khost__err *err)
   return rc;
 }
 
+static int memory_free(khost__err *err)
+{
+  size_t bytes = 1;
+  int rc = khost__cuda_memory_free(&bytes, err);
+  cr_assert_eq(bytes, 0);
+  return rc;
+}
+
 static int upload(khost__err *err)
 {
   char host[4] = "abc";
@@ -110,12 +118,19 @@ Test(cuda_none, every_fallible_entry_fails_with_the_reason)
     const char *name;
     entry_fn fn;
   } entries[] = {
-      {"init", init},         {"malloc", alloc},
-      {"upload", upload},     {"download", download},
-      {"memset", set},        {"sync", khost__cuda_sync},
-      {"measure_copy", copy}, {"measure_empty_call", empty_call},
-      {"time", time_calls},   {"graph_capture", capture},
-      {"graph_run", replay},  {"graph_time", time_graph},
+      {"init", init},
+      {"malloc", alloc},
+      {"memory_free", memory_free},
+      {"upload", upload},
+      {"download", download},
+      {"memset", set},
+      {"sync", khost__cuda_sync},
+      {"measure_copy", copy},
+      {"measure_empty_call", empty_call},
+      {"time", time_calls},
+      {"graph_capture", capture},
+      {"graph_run", replay},
+      {"graph_time", time_graph},
   };
   for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++) {
     khost__err err = {""};

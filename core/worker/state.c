@@ -6,13 +6,32 @@
 #include <string.h>
 
 #include "child.h"
+#include "fork_guard.h"
+
+/* The announcement, also noted for the fork guard: the message of a process
+ * that plugin code forked names the plugin and the phase. */
+static void send_begin(const khost__worker *w, const khost__begin_msg *m)
+{
+  int p = m->slot >= 0                    ? w->job->slots[m->slot].plugin
+          : m->slot == KHOST__ORACLE_SLOT ? w->job->oracle_plugin
+          : m->slot == KHOST__FINI_SLOT   ? m->plugin
+                                          : -1;
+  if (p >= 0) khost__fork_guard_note(w->job->reg->plugins[p].desc->name, m->phase);
+  khost__child_send(w->fd, KHOST__MSG_BEGIN, m, sizeof *m);
+}
 
 void khost__worker_announce(const khost__worker *w, int slot, const char *phase)
 {
   khost__begin_msg m = {.slot = slot};
   snprintf(m.phase, sizeof m.phase, "%.*s", (int)sizeof m.phase - 1, phase);
   if (slot >= 0) memcpy(m.variant, w->rows[slot].variant, sizeof m.variant);
-  khost__child_send(w->fd, KHOST__MSG_BEGIN, &m, sizeof m);
+  send_begin(w, &m);
+}
+
+void khost__worker_announce_fini(const khost__worker *w, int p)
+{
+  khost__begin_msg m = {.slot = KHOST__FINI_SLOT, .plugin = p, .phase = "fini"};
+  send_begin(w, &m);
 }
 
 void khost__worker_settle(khost__worker *w, int s, khost__row_status status, const char *fmt, ...)
@@ -30,6 +49,7 @@ int khost__worker_plugin_ready(khost__worker *w, int p)
   if (w->plugin_ready[p]) return w->plugin_ready[p] == 1;
   const khost_plugin *d = w->job->reg->plugins[p].desc;
   int rc = d->init ? d->init(w->plugin_why[p], sizeof w->plugin_why[p]) : KHOST_STATUS_OK;
+  khost__fork_guard_check();
   w->plugin_why[p][sizeof w->plugin_why[p] - 1] = '\0'; /* the plugin may have filled it */
   w->plugin_ready[p] = rc == KHOST_STATUS_OK ? 1 : 2;
   return rc == KHOST_STATUS_OK;

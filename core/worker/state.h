@@ -36,6 +36,10 @@ typedef struct khost__worker {
  * blames a crash or a timeout on the last phase announced. */
 void khost__worker_announce(const khost__worker *w, int slot, const char *phase);
 
+/* Tells the parent that plugin p's fini() is about to run: if the worker ends
+ * before it announces anything else, that fini() did not return. */
+void khost__worker_announce_fini(const khost__worker *w, int p);
+
 /* Slot s's row is final, with status and the message from fmt. */
 void khost__worker_settle(khost__worker *w, int s, khost__row_status status, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

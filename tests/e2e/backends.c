@@ -44,6 +44,27 @@ Test(backends, a_reference_without_a_cpu_kernel_for_a_selected_op_exits_2)
   free_outcome(&o);
 }
 
+/* A backend named in --backends with no kernel for any selected case would get
+ * no row at all: refused before anything runs, naming the ops. */
+Test(backends, a_backend_with_no_kernel_for_any_selected_op_exits_2)
+{
+  outcome o;
+  KHOST(&o, FAST, "--op", "reduce_sum", "--plugin", "@fault_free.so", "--backends", "reference,fault_free");
+  cr_expect_eq(o.status, 2, "exit %d; stderr:\n%s", o.status, o.err);
+  cr_expect_not_null(strstr(o.err,
+                            "backend 'fault_free' has no kernel for any selected op (reduce_sum); leave "
+                            "it out of --backends"),
+                     "stderr:\n%s", o.err);
+  cr_expect_null(strstr(o.out, "summary:"), "nothing should run:\n%s", o.out);
+  free_outcome(&o);
+  /* One selected case of its ops is enough. */
+  KHOST(&o, FAST, "--case", "tiny_single,reduce_sum_*", "--plugin", "@fault_free.so", "--backends",
+        "fault_free");
+  cr_expect_eq(o.status, 0, "exit %d; stderr:\n%s", o.status, o.err);
+  expect_row(&o, GEMV_CASE, "fault_free", "PASS");
+  free_outcome(&o);
+}
+
 Test(backends, backends_selects_plugins_and_the_reference_always_runs)
 {
   outcome o;

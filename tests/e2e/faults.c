@@ -1,13 +1,18 @@
 /* End to end, faults: every CPU fault fixture caught with the right status while
- * the other rows pass, faulty oracles, fresh-input trials, and a timeout in
- * khost's own work. */
+ * the other rows pass, faulty oracles, fresh-input trials, a timeout and a kill
+ * in khost's own work, a case too large for memory, and fini() that hangs or
+ * crashes. */
 #include "support.h"
 
 #include <criterion/parameterized.h>
 
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 TestSuite(faults, .init = make_scratch, .fini = remove_scratch, .timeout = 120);
 
@@ -17,7 +22,7 @@ typedef struct fault {
   char backend[32];
   char case_name[32];
   char status[12];
-  char message[64]; /* part of the row's message (or, with where, of its mismatch lines) */
+  char message[96]; /* part of the row's message (or, with where, of its mismatch lines) */
   char where[32];   /* coordinates of the first mismatch, "" when not checked */
   long unwritten;   /* check.unwritten, -1 when not checked */
   int exit_status;
@@ -48,6 +53,18 @@ static fault fault_table[] = {
      "", -1, 1},
     {"fault_workspace_overrun", COPY_CASE, "FAIL", "out-of-bounds write: workspace", "", -1, 1},
     {"fault_workspace_huge", COPY_CASE, "ERROR", "workspace_size() asked for", "", -1, 1},
+    /* Writes to what a call is handed as read-only: each call has its own copy, checked after it. */
+    {"fault_const_shape", COPY_CASE, "ERROR",
+     "run() wrote to what khost passed it as read-only: the shape of tensor 'in'", "", -1, 1},
+    {"fault_const_params", COPY_CASE, "ERROR",
+     "run() wrote to what khost passed it as read-only: parameter 'm'", "", -1, 1},
+    {"fault_const_name", COPY_CASE, "ERROR",
+     "run() wrote to what khost passed it as read-only: the name of tensor", "", -1, 1},
+    {"fault_const_strides", COPY_CASE, "ERROR",
+     "supports() wrote to what khost passed it as read-only: the strides of tensor 'out'", "", -1, 1},
+    /* A SIGKILL khost did not send is what the out-of-memory killer leaves. */
+    {"fault_sigkill", COPY_CASE, "CRASH",
+     "(Killed) during check, not by khost: most likely by the kernel's out-of-memory", "", -1, 1},
 };
 
 static const char *timeout_for(const fault *f)
@@ -81,10 +98,10 @@ static void expect_fault_row(const outcome *o, json_t *doc, const fault *f)
     cr_expect_eq(json_integer_value(json_object_get(check, "unwritten")), f->unwritten, "%s: unwritten",
                  f->backend);
   /* Every fault's copy kernel names itself once prepared, so crashed and hung rows keep the name too. */
-  int named = !strcmp(f->case_name, COPY_CASE) && strcmp(f->status, "SKIP") != 0 &&
-              strcmp(f->backend, "fault_describe_fails") != 0 &&
-              strcmp(f->backend, "fault_supports_fails") != 0 &&
-              strcmp(f->backend, "fault_workspace_huge") != 0;
+  int named =
+      !strcmp(f->case_name, COPY_CASE) && strcmp(f->status, "SKIP") != 0 &&
+      strcmp(f->backend, "fault_describe_fails") != 0 && strcmp(f->backend, "fault_supports_fails") != 0 &&
+      strcmp(f->backend, "fault_workspace_huge") != 0 && strcmp(f->backend, "fault_const_strides") != 0;
   if (named)
     cr_expect_str_eq(json_text(r, "variant"), "bytewise_transpose", "%s: variant", f->backend);
   else
@@ -257,4 +274,150 @@ Test(faults, an_oracle_crashing_on_a_fresh_trial_leaves_the_rows_already_final_a
   expect_json_row(doc, COPY_CASE, "fault_free", "ERROR", "signal 11");
   expect_json_row(doc, COPY_CASE, "fault_free", "ERROR", "during reference, trial 1/1");
   free_outcome(&o);
+}
+
+/* How many times needle occurs in haystack. */
+static int occurrences(const char *haystack, const char *needle)
+{
+  int n = 0;
+  for (const char *p = haystack; (p = strstr(p, needle)); p += strlen(needle)) n++;
+  return n;
+}
+
+/* The smoke suite's copy_transpose cases with plugin as the only backend, its
+ * fini() counted in a file: the run's outcome, and how often fini() ran. */
+static int run_fini_fixture(outcome *o, const char *plugin, const char *backend)
+{
+  char *log = scratch_path("fini.log"), *entry = NULL;
+  cr_assert(asprintf(&entry, "KHOST_TEST_FINI_LOG=%s", log) >= 0);
+  const char *envs[] = {entry, NULL};
+  KHOST_ENV(o, envs, FAST, "--op", "copy_transpose", "--timeout", "3", "--plugin", plugin, "--backends",
+            backend);
+  char *calls = slurp(log);
+  int n = calls ? occurrences(calls, "fini\n") : 0;
+  free(calls);
+  free(entry);
+  free(log);
+  return n;
+}
+
+static int smoke_cases_of(const char *op)
+{
+  smoke_case cases[MAX_SMOKE_CASES];
+  int n = read_smoke(cases, MAX_SMOKE_CASES), found = 0;
+  for (int i = 0; i < n; i++) found += !strcmp(cases[i].op, op);
+  return found;
+}
+
+/* A fini() hangs once every row is final: no row is to blame, so stderr names the
+ * plugin, the run fails, and later workers do not call it again, so that the hang
+ * costs --timeout once, not once per case. */
+Test(faults, a_hanging_fini_is_named_once_and_waited_for_once)
+{
+  cr_assert_geq(smoke_cases_of("copy_transpose"), 2, "the test needs several cases");
+  outcome o;
+  int calls = run_fini_fixture(&o, "@fault_fini_hang.so", "fault_fini_hang");
+  cr_expect_eq(o.status, 1, "exit %d; stderr:\n%s", o.status, o.err);
+  cr_expect_eq(calls, 1, "fini() called %d times: once per case costs --timeout each time", calls);
+  cr_expect_eq(
+      occurrences(o.err, "khost: plugin fault_fini_hang: fini() did not return in the worker of case "), 1,
+      "stderr:\n%s", o.err);
+  cr_expect_not_null(
+      strstr(o.err, "silent for longer than --timeout 3 s during fini; it is not called again"),
+      "stderr:\n%s", o.err);
+  summary s = read_summary(o.out);
+  cr_expect_eq(s.passed + s.skipped, s.rows, "every row is fini()'s victim, not its culprit:\n%s", o.out);
+  free_outcome(&o);
+}
+
+/* The same for a fini() that crashes: once named with its signal, not ignored. */
+Test(faults, a_crashing_fini_is_named_with_its_signal_and_fails_the_run)
+{
+  outcome o;
+  int calls = run_fini_fixture(&o, "@fault_fini_crash.so", "fault_fini_crash");
+  cr_expect_eq(o.status, 1, "exit %d; stderr:\n%s", o.status, o.err);
+  cr_expect_eq(calls, 1, "fini() called %d times", calls);
+  cr_expect_eq(occurrences(o.err, "khost: plugin fault_fini_crash: fini() did not return"), 1, "stderr:\n%s",
+               o.err);
+  cr_expect_not_null(strstr(o.err, "the worker was killed by signal 11 (Segmentation fault) during fini"),
+                     "stderr:\n%s", o.err);
+  summary s = read_summary(o.out);
+  cr_expect_eq(s.passed + s.skipped, s.rows, "stdout:\n%s", o.out);
+  free_outcome(&o);
+}
+
+/* The pid of a child of parent with at least min_kb of resident memory (the worker
+ * generating a large case's inputs; the plugin probe stays far smaller, even
+ * counting the pages it shares with khost), 0 if none. */
+static pid_t large_child(pid_t parent, long min_kb)
+{
+  char path[64], text[4096];
+  snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)parent, (int)parent);
+  char *children = slurp(path);
+  pid_t found = 0;
+  for (char *p = children, *end; p && !found && *p; p = end) {
+    long pid = strtol(p, &end, 10);
+    if (end == p) break;
+    snprintf(path, sizeof path, "/proc/%ld/status", pid);
+    FILE *f = fopen(path, "r");
+    long kb = 0;
+    while (f && fgets(text, sizeof text, f))
+      if (sscanf(text, "VmRSS: %ld kB", &kb) == 1) break;
+    if (f) fclose(f);
+    if (kb >= min_kb) found = (pid_t)pid;
+  }
+  free(children);
+  return found;
+}
+
+/* A worker killed by a SIGKILL that khost did not send, in khost's own work: no
+ * backend is blamed, and the rows say what most likely sent it. */
+Test(faults, a_worker_killed_unannounced_during_inputs_names_the_out_of_memory_killer)
+{
+  char *suite = scratch_path("big.ini");
+  write_file(suite, "[big]\nop = copy_transpose\ndtype = fp32\nm = 16384\nn = 16384\n");
+  running r;
+  const char *args[] = {FAST,         "--suite",    suite,        "--plugin", "@fault_free.so", "--reference",
+                        "fault_free", "--backends", "fault_free", "--json",   report_path(),    NULL};
+  start(&r, NULL, args);
+  pid_t worker = 0;
+  for (int i = 0; i < 3000 && !worker; i++) {
+    usleep(5000);
+    worker = large_child(r.pid, 512 * 1024);
+  }
+  cr_assert_gt(worker, 0, "no worker grew to 512 MiB while generating the inputs");
+  kill(worker, SIGKILL);
+  outcome o;
+  finish(&r, &o);
+  cr_expect_eq(o.status, 1, "exit %d; stderr:\n%s", o.status, o.err);
+  expect_json_row(
+      report(&o), "big", "fault_free", "ERROR",
+      "the worker was killed by signal 9 (Killed) during inputs, not by khost: most likely by the "
+      "kernel's out-of-memory killer");
+  free_outcome(&o);
+  free(suite);
+}
+
+/* A case larger than the memory the worker may take is refused before any of it
+ * is allocated, with both amounts, instead of drawing the out-of-memory killer.
+ * The address-space limit stands in for a machine that is short of memory. */
+Test(faults, a_case_larger_than_the_memory_available_is_refused_with_both_amounts)
+{
+#if defined(__SANITIZE_ADDRESS__)
+  SKIP_TEST("AddressSanitizer reserves more address space than any RLIMIT_AS this test could set");
+#else
+  char *suite = scratch_path("huge.ini");
+  write_file(suite, "[huge]\nop = copy_transpose\ndtype = fp32\nm = 32768\nn = 32768\n");
+  struct rlimit limit = {(rlim_t)3 << 30, (rlim_t)3 << 30};
+  cr_assert_eq(setrlimit(RLIMIT_AS, &limit), 0, "setrlimit: %s", strerror(errno));
+  outcome o;
+  KHOST_JSON(&o, FAST, "--suite", suite, "--plugin", "@fault_free.so", "--reference", "fault_free",
+             "--backends", "fault_free");
+  cr_expect_eq(o.status, 1, "exit %d; stderr:\n%s", o.status, o.err);
+  expect_json_row(report(&o), "huge", "fault_free", "ERROR",
+                  "not enough host memory for the case's inputs and reference outputs: 12.0 GiB needed, ");
+  expect_json_row(report(&o), "huge", "fault_free", "ERROR", " available");
+  free_outcome(&o);
+  free(suite);
+#endif
 }

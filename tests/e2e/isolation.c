@@ -1,5 +1,6 @@
-/* End to end, worker isolation: --no-isolate still checks, but a crash or an
- * exit of a backend then ends khost; a killed khost takes its worker with it. */
+/* End to end, worker isolation: --no-isolate still checks, but a crash, an exit
+ * or a hang past --timeout of a backend then ends khost; a process a plugin forks
+ * never runs khost's code; a killed khost takes its worker with it. */
 #include "support.h"
 
 #include <signal.h>
@@ -39,6 +40,65 @@ Test(isolation, without_isolation_a_crashing_backend_ends_khost)
   KHOST(&o, FAST, "--case", COPY_CASE, "--plugin", "@fault_abort.so", "--backends", "fault_abort");
   cr_expect_eq(o.status, 1, "isolated, the same crash is a row: exit %d", o.status);
   expect_row(&o, COPY_CASE, "fault_abort", "CRASH");
+  free_outcome(&o);
+}
+
+/* Without isolation a hung call cannot be killed without killing khost: --timeout
+ * still holds, ending khost with the backend and phase it was silent in. */
+Test(isolation, without_isolation_a_backend_silent_past_the_timeout_ends_khost_naming_it)
+{
+  outcome o;
+  KHOST(&o, FAST, "--no-isolate", "--timeout", "1", "--case", COPY_CASE, "--plugin", "@fault_hang.so",
+        "--backends", "fault_hang");
+  cr_expect_eq(o.status, 1, "exit %d; stderr:\n%s", o.status, o.err);
+  cr_expect_not_null(strstr(o.err,
+                            "khost: --no-isolate: silent for longer than --timeout 1 s during check of "
+                            "fault_hang; a call inside khost cannot be stopped"),
+                     "stderr:\n%s", o.err);
+  cr_expect_null(strstr(o.out, "summary:"));
+  free_outcome(&o);
+}
+
+/* A plugin forks and both processes return into khost: the copy is ended at once,
+ * so no other row is blamed for what it would do, and the run says so. */
+static void expect_forked_copy_ended(outcome *o, const char *how)
+{
+  cr_expect_eq(o->status, 0, "%s: exit %d; stderr:\n%s", how, o->status, o->err);
+  expect_row(o, COPY_CASE, "reference", "PASS");
+  expect_row(o, COPY_CASE, "fault_fork", "PASS");
+  expect_row(o, COPY_CASE, "fault_free", "PASS");
+  cr_expect_eq(count_cases(o->out), 1, "%s: one table, from khost alone:\n%s", how, o->out);
+  cr_expect_not_null(strstr(o->err,
+                            "khost: a process that plugin fault_fork forked during check returned into "
+                            "khost and was ended"),
+                     "%s: stderr:\n%s", how, o->err);
+  free_outcome(o);
+}
+
+Test(isolation, a_process_a_plugin_forks_never_returns_into_the_worker)
+{
+  outcome o;
+  KHOST(&o, FAST, "--case", COPY_CASE, "--plugin", "@fault_fork.so", "--plugin", "@fault_free.so",
+        "--backends", "fault_fork,fault_free");
+  expect_forked_copy_ended(&o, "isolated");
+}
+
+Test(isolation, without_isolation_a_process_a_plugin_forks_never_returns_into_khost)
+{
+  outcome o;
+  KHOST(&o, FAST, "--no-isolate", "--case", COPY_CASE, "--plugin", "@fault_fork.so", "--plugin",
+        "@fault_free.so", "--backends", "fault_fork,fault_free");
+  expect_forked_copy_ended(&o, "--no-isolate");
+}
+
+/* Forking to exec a helper, and waiting for it, is a plugin's right. */
+Test(isolation, a_plugin_may_fork_and_exec_a_helper)
+{
+  outcome o;
+  KHOST(&o, FAST, "--case", COPY_CASE, "--plugin", "@fault_fork_exec.so", "--backends", "fault_fork_exec");
+  cr_expect_eq(o.status, 0, "exit %d; stderr:\n%s", o.status, o.err);
+  expect_row(&o, COPY_CASE, "fault_fork_exec", "PASS");
+  cr_expect_null(strstr(o.err, "forked"), "stderr:\n%s", o.err);
   free_outcome(&o);
 }
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -106,10 +107,77 @@ static double now_s(void)
 }
 #endif
 
+#if defined(FAULT_FINI_HANG) || defined(FAULT_FINI_CRASH)
+/* Set by run(): the fini() below misbehaves only in a worker, where kernels ran,
+ * not in the start-up probe. */
+static int ran;
+
+/* Hangs or crashes, after appending a line to the file a test names, so that the
+ * test can count the calls. */
+static void fini_fn(void)
+{
+  const char *path = getenv("KHOST_TEST_FINI_LOG");
+  FILE *f = path ? fopen(path, "a") : NULL;
+  if (f) fputs("fini\n", f), fclose(f);
+  if (!ran) return;
+#ifdef FAULT_FINI_HANG
+  for (;;) pause();
+#else
+  die_of_signal(SIGSEGV);
+#endif
+}
+#else
+#define fini_fn NULL
+#endif
+
+#ifdef FAULT_FORK_EXEC
+/* Runs a helper program as a plugin may: fork, exec, wait. Not a fault. */
+static int run_helper(const khost_input *in)
+{
+  int status = 0;
+  pid_t pid = fork();
+  if (pid == 0) {
+    execl("/bin/true", "true", (char *)NULL);
+    _exit(127);
+  }
+  if (pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+    return KHOST_STATUS_OK;
+  snprintf(in->error, in->error_size, "the helper did not run (status 0x%x)", status);
+  return KHOST_STATUS_INTERNAL;
+}
+#endif
+
+/* Writes through the const pointers of what it was handed: as run() (or, for
+ * strides, as supports()) of a plugin that uses them as scratch would. */
+static void write_read_only(const khost_input *in)
+{
+  (void)in;
+#ifdef FAULT_CONST_SHAPE
+  ((int64_t *)khost_tensor_at(in->inputs, 0)->shape)[0] ^= 1;
+#elif defined(FAULT_CONST_PARAMS)
+  ((khost_param *)in->params)[0].value ^= 1;
+#elif defined(FAULT_CONST_NAME)
+  ((char *)khost_tensor_at(in->inputs, 0)->name)[0] = 'X';
+#endif
+}
+
 static int run_copy(const khost_input *in)
 {
   const khost_tensor *dst = khost_tensor_at(in->outputs, 0);
   unsigned char *out = dst->data;
+#if defined(FAULT_FINI_HANG) || defined(FAULT_FINI_CRASH)
+  ran = 1;
+#endif
+#ifdef FAULT_FORK
+  /* Forks on its first call and lets both processes return, as a plugin that
+   * forgot to exec or _exit in the child would. */
+  static int forked;
+  if (!forked++) fork();
+#endif
+#ifdef FAULT_FORK_EXEC
+  int helped = run_helper(in);
+  if (helped != KHOST_STATUS_OK) return helped;
+#endif
 #ifdef FAULT_SLOW
   /* Right, and 2 ms long however fast the transpose: a duration the host's timing must report. */
   double start = now_s();
@@ -120,6 +188,9 @@ static int run_copy(const khost_input *in)
 #endif
 #if defined(FAULT_SEGV)
   die_of_signal(SIGSEGV);
+#elif defined(FAULT_SIGKILL)
+  /* As the kernel's out-of-memory killer ends a process: SIGKILL, unannounced. */
+  raise(SIGKILL);
 #elif defined(FAULT_ABORT)
   abort();
 #elif defined(FAULT_EXIT0)
@@ -184,6 +255,7 @@ static int run_copy(const khost_input *in)
   close_named_fd();
 #endif
   transpose(in, out);
+  write_read_only(in);
 #ifdef FAULT_CACHED
   free(cached);
   cached = malloc(dst->nbytes);
@@ -252,13 +324,17 @@ static void fill_error(const khost_input *in, const char *text)
 }
 #endif
 
-#if defined(FAULT_DECLINE) || defined(FAULT_SUPPORTS_FAILS)
+#if defined(FAULT_DECLINE) || defined(FAULT_SUPPORTS_FAILS) || defined(FAULT_CONST_STRIDES)
 /* A decline is a SKIP; any other failing status from supports() is an error. */
 static int supports_fn(const khost_input *in)
 {
 #ifdef FAULT_DECLINE
   strncpy(in->error, "fault plugin declines every shape", in->error_size - 1);
   return KHOST_STATUS_UNSUPPORTED;
+#elif defined(FAULT_CONST_STRIDES)
+  /* Accepts the shape, after scribbling on the output's strides. */
+  ((int64_t *)khost_tensor_at(in->outputs, 0)->strides)[0] = 7;
+  return KHOST_STATUS_OK;
 #else
   fill_error(in, "fault plugin cannot judge a shape on purpose");
   return KHOST_STATUS_INTERNAL;
@@ -339,6 +415,7 @@ static const khost_plugin descriptor = {
     .description = "a plugin with exactly one defect, for khost's own tests",
     .nkernels = 2,
     .kernels = kernels,
+    .fini = fini_fn,
 };
 
 KHOST_PLUGIN_DEFINE(descriptor)
