@@ -140,20 +140,20 @@ static void copy_file(const char *from, const char *to)
   cr_assert_eq(fclose(out), 0);
 }
 
-/* A folder with fault_free.so copied in under another file name. */
-static char *drop_folder(void)
+/* A folder with the fixture plugin `file` copied in as `as`. */
+static char *drop_folder(const char *file, const char *as)
 {
   char *dir = scratch_path("dropped"), from[4096], to[4200];
   cr_assert_eq(mkdir(dir, 0755), 0, "mkdir %s: %s", dir, strerror(errno));
-  snprintf(from, sizeof from, "%s/fault_free.so", env("KHOST_FIXTURE_DIR"));
-  snprintf(to, sizeof to, "%s/my_backend.so", dir);
+  snprintf(from, sizeof from, "%s/%s", env("KHOST_FIXTURE_DIR"), file);
+  snprintf(to, sizeof to, "%s/%s", dir, as);
   copy_file(from, to);
   return dir;
 }
 
 Test(loading, a_plugin_dropped_into_a_plugin_dir_runs)
 {
-  char *dir = drop_folder();
+  char *dir = drop_folder("fault_free.so", "my_backend.so");
   outcome o;
   KHOST(&o, FAST, "--case", COPY_CASE);
   cr_assert_eq(o.status, 0);
@@ -228,11 +228,8 @@ Test(loading, a_later_search_folder_copy_of_a_plugin_is_shadowed_not_a_failure)
  * with it; read in a child process, it costs that plugin only. */
 Test(loading, a_plugin_whose_descriptor_cannot_be_read_in_a_search_folder_is_skipped)
 {
-  char *dir = scratch_path("search"), from[4096], to[4200], real_to[4096], *entry = NULL;
-  cr_assert_eq(mkdir(dir, 0755), 0, "mkdir %s: %s", dir, strerror(errno));
-  snprintf(from, sizeof from, "%s/overcount.so", env("KHOST_FIXTURE_DIR"));
+  char *dir = drop_folder("overcount.so", "overcount.so"), to[4200], real_to[4096], *entry = NULL;
   snprintf(to, sizeof to, "%s/overcount.so", dir);
-  copy_file(from, to);
   cr_assert_not_null(realpath(to, real_to));
   cr_assert(asprintf(&entry, "KHOST_PLUGIN_PATH=%s", dir) >= 0);
   const char *envs[] = {entry, NULL};
@@ -270,7 +267,7 @@ Test(loading, an_init_that_hangs_costs_the_timeout_given)
 
 Test(loading, khost_plugin_path_folders_are_searched)
 {
-  char *dir = drop_folder(), *entry = NULL;
+  char *dir = drop_folder("fault_free.so", "my_backend.so"), *entry = NULL;
   cr_assert(asprintf(&entry, "KHOST_PLUGIN_PATH=%s/no_such_folder:%s", scratch, dir) >= 0);
   const char *envs[] = {entry, NULL};
   outcome o;
