@@ -176,8 +176,7 @@ static khost__load_stage describe_death(const khost__descriptor_progress *at, co
 {
   static const char *const parts[] = {"the descriptor", "the plugin name", "its version", "its language",
                                       "its description"};
-  int part = at->part, i = at->kernel;
-  int used = 0;
+  int part = at->part, i = at->kernel, used;
   if (part == KHOST__PART_KERNEL_LIST)
     used = snprintf(why, n, "entry %d of the kernels array (nkernels %d) cannot be read", i, at->nkernels);
   else if (part == KHOST__PART_KERNEL)

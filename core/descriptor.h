@@ -32,8 +32,7 @@ typedef enum khost__descriptor_part {
   KHOST__PART_LANGUAGE,    /* the language string */
   KHOST__PART_DESCRIPTION, /* the description string */
   KHOST__PART_KERNEL_LIST, /* kernels[kernel], a pointer in the plugin's array */
-  KHOST__PART_KERNEL,      /* *kernels[kernel] and its op name */
-  KHOST__PART_COUNT
+  KHOST__PART_KERNEL       /* *kernels[kernel] and its op name */
 } khost__descriptor_part;
 
 /* Where a check is: written before each read, so that whoever sees the check
