@@ -1,6 +1,7 @@
 /* One small plugin per loader failure stage, picked by -DBREAK_<STAGE> at build
  * time (tests/meson.build builds one .so per stage, named for what it proves).
- * With no BREAK_ macro it is a good plugin named by FIXTURE_NAME. */
+ * With no BREAK_ macro it is a good plugin named by FIXTURE_NAME; with
+ * MANY_KERNELS, a good one of 100,000 kernels. */
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
