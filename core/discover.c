@@ -65,7 +65,7 @@ int khost__discover(khost__registry *reg, const khost__options *o, khost__err *e
     rc = add_named_dir(reg, o->plugin_dirs[i], err);
   for (int i = 0; i < o->nplugin_files && rc == KHOST__OK; i++)
     rc = add_named_file(reg, o->plugin_files[i], err);
-  if (rc == KHOST__OK) rc = khost__registry_probe_init(reg, err);
+  if (rc == KHOST__OK) rc = khost__registry_probe_init(reg, o->timeout_s, err);
   return rc;
 }
 

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "descriptor.h"
+
 static const char *const stage_names[KHOST__STAGE_COUNT] = {
     "dlopen", "symbol", "entry", "magic", "abi", "struct_size", "descriptor", "duplicate", "init",
 };
@@ -39,78 +41,6 @@ int khost__registry_add_failure(khost__registry *reg, const char *path, khost__l
   return append(&reg->failures, &reg->nfailures, path, stage, reason, "", err);
 }
 
-/* A field is readable when the struct, as the plugin compiled it, reaches past it. */
-#define HAS_FIELD(ptr, type, field) ((ptr)->struct_size >= offsetof(type, field) + sizeof((ptr)->field))
-
-static int check_kernel(const khost_kernel *k, int i, char *why, size_t n)
-{
-  if (!k) return snprintf(why, n, "kernel %d is NULL", i), 1;
-  if (!HAS_FIELD(k, khost_kernel, run))
-    return snprintf(why, n, "kernel %d: struct_size %zu is smaller than the %zu bytes the host reads", i,
-                    k->struct_size, offsetof(khost_kernel, run) + sizeof k->run),
-           2;
-  if (!k->op || !*k->op) return snprintf(why, n, "kernel %d has an empty op name", i), 1;
-  if (k->device_type != KHOST_DEVICE_CPU && k->device_type != KHOST_DEVICE_CUDA)
-    return snprintf(why, n, "kernel %d (%s) has unknown device type %d", i, k->op, (int)k->device_type), 1;
-  if (!k->run) return snprintf(why, n, "kernel %d (%s) has a NULL kernel function", i, k->op), 1;
-  return 0;
-}
-
-static int duplicate_kernel(const khost_plugin *d, int i)
-{
-  for (int j = 0; j < i; j++)
-    if (d->kernels[j]->device_type == d->kernels[i]->device_type &&
-        !strcmp(d->kernels[j]->op, d->kernels[i]->op))
-      return 1;
-  return 0;
-}
-
-#define TEXT_OF(x)     #x
-#define NUMBER_TEXT(x) TEXT_OF(x)
-
-/* What is wrong with a plugin name, or NULL. Names key --backends, --baseline and
- * the reports' fixed-size fields, so they are short as well as plain. */
-static const char *name_problem(const char *s)
-{
-  if (!s || !*s) return "is empty";
-  if (strnlen(s, KHOST_PLUGIN_NAME_MAX + 1) > KHOST_PLUGIN_NAME_MAX)
-    return "is longer than " NUMBER_TEXT(KHOST_PLUGIN_NAME_MAX) " characters";
-  if (strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(s)) return "is not [a-z0-9_]+";
-  return NULL;
-}
-
-/* Returns the failing stage, or KHOST__STAGE_COUNT when the descriptor is good. */
-static khost__load_stage validate(const khost_plugin *d, char *why, size_t n)
-{
-  if (d->magic != KHOST_PLUGIN_MAGIC)
-    return snprintf(why, n, "bad magic 0x%016llx (expected 0x%016llx)", (unsigned long long)d->magic,
-                    (unsigned long long)KHOST_PLUGIN_MAGIC),
-           KHOST__STAGE_MAGIC;
-  if (d->abi_major != KHOST_ABI_MAJOR)
-    return snprintf(why, n, "ABI major %u, host has %d (minor %u vs %d)", d->abi_major, KHOST_ABI_MAJOR,
-                    d->abi_minor, KHOST_ABI_MINOR),
-           KHOST__STAGE_ABI;
-  /* Every field of ABI 1.0 up to fini is read; later minors only append. */
-  if (!HAS_FIELD(d, khost_plugin, fini))
-    return snprintf(why, n, "descriptor struct_size %zu is smaller than the %zu bytes the host reads",
-                    d->struct_size, offsetof(khost_plugin, fini) + sizeof d->fini),
-           KHOST__STAGE_STRUCT_SIZE;
-  const char *problem = name_problem(d->name);
-  if (problem)
-    return snprintf(why, n, "plugin name '%.80s' %s", d->name ? d->name : "(null)", problem),
-           KHOST__STAGE_DESCRIPTOR;
-  if (d->nkernels < 1 || !d->kernels)
-    return snprintf(why, n, "plugin '%s' lists no kernels", d->name), KHOST__STAGE_DESCRIPTOR;
-  for (int i = 0; i < d->nkernels; i++) {
-    int bad = check_kernel(d->kernels[i], i, why, n);
-    if (bad) return bad == 2 ? KHOST__STAGE_STRUCT_SIZE : KHOST__STAGE_DESCRIPTOR;
-    if (duplicate_kernel(d, i))
-      return snprintf(why, n, "duplicate op '%s' for one device in plugin '%s'", d->kernels[i]->op, d->name),
-             KHOST__STAGE_DESCRIPTOR;
-  }
-  return KHOST__STAGE_COUNT;
-}
-
 const khost__plugin *khost__registry_find(const khost__registry *reg, const char *name)
 {
   for (int i = 0; i < reg->nplugins; i++)
@@ -125,38 +55,44 @@ static int already_loaded(const khost__registry *reg, const char *path)
   return 0;
 }
 
-/* Opens and validates; on success *handle and *desc are set, else *stage/why. */
-static khost__load_stage open_plugin(const char *path, void **handle, const khost_plugin **desc, char *why,
-                                     size_t n)
+/* Opens the library and takes its descriptor; the check reads the descriptor in a
+ * child process. On success *handle and *desc are set, else *stage and why. Only
+ * failing to start the check is an error. */
+static int open_plugin(const char *path, void **handle, const khost_plugin **desc, khost__load_stage *stage,
+                       char *why, size_t n, khost__err *err)
 {
   dlerror();
   void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  if (!h) return snprintf(why, n, "%s", dlerror()), KHOST__STAGE_DLOPEN;
-  khost__load_stage stage = KHOST__STAGE_COUNT;
+  if (!h) {
+    snprintf(why, n, "%s", dlerror());
+    *stage = KHOST__STAGE_DLOPEN;
+    return KHOST__OK;
+  }
+  int rc = KHOST__OK;
   union {
     void *object;
     khost_plugin_entry_fn fn;
   } entry = {.object = dlsym(h, KHOST_PLUGIN_ENTRY_SYMBOL)};
   if (!entry.object) {
     snprintf(why, n, "no symbol %s", KHOST_PLUGIN_ENTRY_SYMBOL);
-    stage = KHOST__STAGE_SYMBOL;
+    *stage = KHOST__STAGE_SYMBOL;
     goto fail;
   }
   const khost_plugin *d = entry.fn(KHOST_ABI_MAJOR, KHOST_ABI_MINOR);
   if (!d) {
     snprintf(why, n, "%s returned NULL for host ABI %d.%d", KHOST_PLUGIN_ENTRY_SYMBOL, KHOST_ABI_MAJOR,
              KHOST_ABI_MINOR);
-    stage = KHOST__STAGE_ENTRY;
+    *stage = KHOST__STAGE_ENTRY;
     goto fail;
   }
-  stage = validate(d, why, n);
-  if (stage != KHOST__STAGE_COUNT) goto fail;
+  rc = khost__descriptor_check_isolated(d, stage, why, n, err);
+  if (rc != KHOST__OK || *stage != KHOST__STAGE_COUNT) goto fail;
   *handle = h;
   *desc = d;
-  return KHOST__STAGE_COUNT;
+  return KHOST__OK;
 fail:
   dlclose(h);
-  return stage;
+  return rc;
 }
 
 /* Loads one file found in search folder `folder` (0: named by the user). */
@@ -171,9 +107,10 @@ static int add_file(khost__registry *reg, const char *path, int folder, khost__e
   const khost_plugin *desc = NULL;
   char slashed[PATH_MAX + 2];
   snprintf(slashed, sizeof slashed, "%s%s", strchr(p, '/') ? "" : "./", p);
-  khost__load_stage stage = open_plugin(slashed, &handle, &desc, why, sizeof why);
+  khost__load_stage stage = KHOST__STAGE_COUNT;
+  int rc = open_plugin(slashed, &handle, &desc, &stage, why, sizeof why, err);
+  if (rc != KHOST__OK) return rc;
   if (stage != KHOST__STAGE_COUNT) return khost__registry_add_failure(reg, p, stage, why, err);
-  int rc = KHOST__OK;
   const khost__plugin *same = khost__registry_find(reg, desc->name);
   if (same) {
     int shadowed = folder > 0 && same->search_folder > 0 && same->search_folder < folder;
@@ -255,17 +192,17 @@ const khost_kernel *khost__plugin_kernel(const khost__plugin *p, const char *op,
 
 khost_supports_fn khost__kernel_supports(const khost_kernel *k)
 {
-  return HAS_FIELD(k, khost_kernel, supports) ? k->supports : NULL;
+  return KHOST__HAS_FIELD(k, khost_kernel, supports) ? k->supports : NULL;
 }
 
 khost_workspace_fn khost__kernel_workspace(const khost_kernel *k)
 {
-  return HAS_FIELD(k, khost_kernel, workspace_size) ? k->workspace_size : NULL;
+  return KHOST__HAS_FIELD(k, khost_kernel, workspace_size) ? k->workspace_size : NULL;
 }
 
 khost_describe_fn khost__kernel_describe(const khost_kernel *k)
 {
-  return HAS_FIELD(k, khost_kernel, describe) ? k->describe : NULL;
+  return KHOST__HAS_FIELD(k, khost_kernel, describe) ? k->describe : NULL;
 }
 
 void khost__registry_names(const khost__registry *reg, char *buf, size_t size)

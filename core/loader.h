@@ -17,7 +17,7 @@ typedef enum {
   KHOST__STAGE_MAGIC,       /* the descriptor does not start with KHOST_PLUGIN_MAGIC */
   KHOST__STAGE_ABI,         /* ABI major differs */
   KHOST__STAGE_STRUCT_SIZE, /* a struct is smaller than the fields the host reads */
-  KHOST__STAGE_DESCRIPTOR,  /* empty name, NULL kernel function, duplicate op, ... */
+  KHOST__STAGE_DESCRIPTOR,  /* empty name, NULL kernel function, duplicate op, unreadable, ... */
   KHOST__STAGE_DUPLICATE,   /* another plugin already has this name */
   KHOST__STAGE_INIT,        /* init() failed or crashed (probed in a child process) */
   KHOST__STAGE_COUNT
@@ -57,8 +57,10 @@ typedef struct khost__registry {
 /* Name of a stage as shown to users ("dlopen", "symbol", ...). Static string. */
 const char *khost__load_stage_name(khost__load_stage stage);
 
-/* Loads one file. A plugin that fails is recorded in reg->failures and the call
- * still returns 0; only running out of memory is an error. */
+/* Loads one file: dlopen, the entry's descriptor, and its check in a child
+ * process (descriptor.h), so that a descriptor that cannot be read fails that
+ * plugin only. A plugin that fails is recorded in reg->failures and the call
+ * still returns 0; only running out of memory or of processes is an error. */
 int khost__registry_add_file(khost__registry *reg, const char *path, khost__err *err);
 
 /* Loads every *.so in dir and in its direct subfolders, in name order. A
@@ -79,11 +81,12 @@ int khost__registry_add_failure(khost__registry *reg, const char *path, khost__l
 void khost__registry_remove(khost__registry *reg, int index);
 
 /* Calls every plugin's init() (and fini()) in a child process and moves those
- * that fail or crash to the failures with stage INIT. The parent stays free of
- * whatever init touches (a CUDA context must never exist before fork). A plugin
- * that fails stays the one of its name, as in PATH, so its failure's reason
- * ends by naming the copies it shadows: they are not tried in its place. */
-int khost__registry_probe_init(khost__registry *reg, khost__err *err);
+ * that fail, crash or stay silent longer than timeout_s (<= 0: no limit) to the
+ * failures with stage INIT. The parent stays free of whatever init touches (a
+ * CUDA context must never exist before fork). A plugin that fails stays the one
+ * of its name, as in PATH, so its failure's reason ends by naming the copies it
+ * shadows: they are not tried in its place. */
+int khost__registry_probe_init(khost__registry *reg, double timeout_s, khost__err *err);
 
 /* The plugin called name, or NULL. Borrowed pointer into reg. */
 const khost__plugin *khost__registry_find(const khost__registry *reg, const char *name);

@@ -10,7 +10,6 @@
 #include "loader.h"
 
 enum { MSG_BEGIN = 1, MSG_RESULT = 2 };
-#define PROBE_TIMEOUT_S 60.0
 
 typedef struct probe_result {
   int32_t index, status;
@@ -20,6 +19,7 @@ typedef struct probe_result {
 typedef struct probe_job {
   const khost__registry *reg;
   int first;
+  double timeout_s; /* how long one plugin's init and fini may take */
 } probe_job;
 
 static int probe_child(int fd, void *arg)
@@ -49,7 +49,7 @@ static int probe_from(probe_job *job, char (*why)[1024], khost__err *err, int *r
   int current = -1, settled = job->first, got;
   uint32_t type, size;
   probe_result r;
-  while ((got = khost__child_recv(&child, &type, &r, sizeof r, &size, PROBE_TIMEOUT_S)) == 1) {
+  while ((got = khost__child_recv(&child, &type, &r, sizeof r, &size, job->timeout_s)) == 1) {
     if (type == MSG_BEGIN) {
       current = r.index;
     } else if (type == MSG_RESULT) {
@@ -62,7 +62,11 @@ static int probe_from(probe_job *job, char (*why)[1024], khost__err *err, int *r
   khost__child_end end;
   khost__child_finish(&child, got < 0, &end);
   if (current >= 0) {
-    snprintf(why[current], sizeof why[0], "init %s", got < 0 ? "timed out" : end.how);
+    if (got < 0)
+      snprintf(why[current], sizeof why[0], "init timed out: silent for longer than --timeout %g s",
+               job->timeout_s);
+    else
+      snprintf(why[current], sizeof why[0], "init %s", end.how);
     settled = current + 1;
   }
   return current >= 0 ? settled : job->reg->nplugins;
@@ -97,13 +101,13 @@ static int record_and_drop(khost__registry *reg, char (*why)[1024], khost__err *
   return KHOST__OK;
 }
 
-int khost__registry_probe_init(khost__registry *reg, khost__err *err)
+int khost__registry_probe_init(khost__registry *reg, double timeout_s, khost__err *err)
 {
   if (reg->nplugins == 0) return KHOST__OK;
   char(*why)[1024] = calloc((size_t)reg->nplugins, sizeof *why);
   if (!why) return khost__errorf(err, KHOST__E_NOMEM, "out of memory probing plugins");
   int rc = KHOST__OK;
-  probe_job job = {.reg = reg, .first = 0};
+  probe_job job = {.reg = reg, .first = 0, .timeout_s = timeout_s};
   while (job.first < reg->nplugins && rc == KHOST__OK) job.first = probe_from(&job, why, err, &rc);
   if (rc == KHOST__OK) rc = record_and_drop(reg, why, err);
   free(why);

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "loader.h"
 
 static const char *fixture(const char *name)
@@ -48,6 +49,16 @@ static const stage_case stage_cases[] = {
     {"bad_device.so", KHOST__STAGE_DESCRIPTOR, "kernel 0 (copy_transpose) has unknown device type 7"},
     {"null_kernel.so", KHOST__STAGE_DESCRIPTOR, "NULL kernel function"},
     {"duplicate_op.so", KHOST__STAGE_DESCRIPTOR, "duplicate op 'copy_transpose'"},
+    /* Read in a child process, where the crash costs this plugin only. */
+    {"overcount.so", KHOST__STAGE_DESCRIPTOR,
+     "kernel 1 of 1000 cannot be read (checking it in a child process: "},
+    /* Strings without their NUL: read up to one past the bound, and shown no further. */
+    {"name_unterminated.so", KHOST__STAGE_DESCRIPTOR,
+     "plugin name 'fixture_name_unterminated_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx' is longer than 63 "
+     "characters"},
+    {"op_unterminated.so", KHOST__STAGE_DESCRIPTOR, "kernel 0 has an op name longer than 63 characters"},
+    {"text_unterminated.so", KHOST__STAGE_DESCRIPTOR,
+     "plugin 'fixture_text_unterminated' has a description longer than 255 characters"},
 };
 
 Test(loader, every_stage_is_recorded_with_its_reason)
@@ -80,6 +91,20 @@ Test(loader, a_good_plugin_loads_with_its_kernels)
   cr_expect_null(khost__kernel_supports(p->desc->kernels[0]));
   khost__registry_free(&reg);
   cr_expect_eq(reg.nplugins, 0);
+}
+
+/* Clashing ops are found by sorting: comparing every pair took 28 s for these. */
+Test(loader, a_plugin_of_100000_kernels_loads_in_well_under_a_second)
+{
+  khost__registry reg = {0};
+  double start = khost__now_s();
+  load(&reg, "many_kernels.so");
+  double took = khost__now_s() - start;
+  cr_assert_eq(reg.nplugins, 1, "%s", reg.nfailures ? reg.failures[0].reason : "");
+  cr_expect_eq(reg.plugins[0].desc->nkernels, 100000);
+  cr_expect_not_null(khost__plugin_kernel(&reg.plugins[0], "op_99999", KHOST_DEVICE_CPU));
+  cr_expect_lt(took, 5.0, "loading 100,000 kernels took %.1f s", took);
+  khost__registry_free(&reg);
 }
 
 Test(loader, a_second_plugin_of_the_same_name_is_a_duplicate)
@@ -190,7 +215,7 @@ static void probe_init_fixtures(const char *const order[3])
   khost__err err;
   for (int i = 0; i < 3; i++) load(&reg, order[i]);
   cr_assert_eq(reg.nplugins, 3);
-  cr_assert_eq(khost__registry_probe_init(&reg, &err), KHOST__OK, "%s", err.msg);
+  cr_assert_eq(khost__registry_probe_init(&reg, 60.0, &err), KHOST__OK, "%s", err.msg);
   cr_assert_eq(reg.nplugins, 1, "only the good plugin survives the probe");
   cr_expect_str_eq(reg.plugins[0].desc->name, "fixture_good");
   cr_assert_eq(reg.nfailures, 2);
@@ -217,6 +242,25 @@ Test(loader, the_probe_goes_on_after_a_crash_with_the_plugins_left)
   probe_init_fixtures((const char *const[]){"init_crashes.so", "init_fails.so", "good.so"});
 }
 
+/* The probe waits for an init as long as it is told (--timeout), not a fixed minute. */
+Test(loader, an_init_that_hangs_is_cut_at_the_timeout_given)
+{
+  khost__registry reg = {0};
+  khost__err err;
+  load(&reg, "init_hangs.so");
+  load(&reg, "good.so");
+  double start = khost__now_s();
+  cr_assert_eq(khost__registry_probe_init(&reg, 0.5, &err), KHOST__OK, "%s", err.msg);
+  double took = khost__now_s() - start;
+  cr_expect_lt(took, 10.0, "the probe took %.1f s for a timeout of 0.5 s", took);
+  cr_assert_eq(reg.nplugins, 1, "the plugin after the hanging one is still probed");
+  cr_expect_str_eq(reg.plugins[0].desc->name, "fixture_good");
+  cr_assert_eq(reg.nfailures, 1);
+  cr_expect_eq(reg.failures[0].stage, KHOST__STAGE_INIT);
+  cr_expect_str_eq(reg.failures[0].reason, "init timed out: silent for longer than --timeout 0.5 s");
+  khost__registry_free(&reg);
+}
+
 /* The first copy found stays the one run even when its init fails (as in PATH),
  * so its failure must name the copy that was not tried in its place. */
 Test(loader, an_init_failure_names_the_later_copy_it_shadows)
@@ -227,7 +271,7 @@ Test(loader, an_init_failure_names_the_later_copy_it_shadows)
   search_twin_folders(&reg, root, a, b, "init_fails.so", "init_fails_twin.so");
   cr_assert_not_null(realpath(fixture("init_fails_twin.so"), twin), "%s", strerror(errno));
   cr_assert_eq(reg.nshadowed, 1);
-  cr_assert_eq(khost__registry_probe_init(&reg, &err), KHOST__OK, "%s", err.msg);
+  cr_assert_eq(khost__registry_probe_init(&reg, 60.0, &err), KHOST__OK, "%s", err.msg);
   cr_expect_null(khost__registry_find(&reg, "fixture_init_fails"), "the shadowed copy is not run instead");
   cr_expect_eq(reg.nplugins, 0);
   cr_assert_eq(reg.nfailures, 1);
@@ -249,7 +293,7 @@ Test(loader, an_init_failure_that_shadows_nothing_names_no_copy)
   search_twin_folders(&reg, root, a, b, "good.so", "good_twin.so");
   load(&reg, "init_fails.so");
   cr_assert_eq(reg.nshadowed, 1, "good_twin.so is shadowed by good.so");
-  cr_assert_eq(khost__registry_probe_init(&reg, &err), KHOST__OK, "%s", err.msg);
+  cr_assert_eq(khost__registry_probe_init(&reg, 60.0, &err), KHOST__OK, "%s", err.msg);
   cr_expect_eq(reg.nplugins, 1);
   cr_assert_eq(reg.nfailures, 1);
   cr_expect_eq(reg.failures[0].stage, KHOST__STAGE_INIT);

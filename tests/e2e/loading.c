@@ -8,6 +8,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "clock.h"
+
 TestSuite(loading, .init = make_scratch, .fini = remove_scratch, .timeout = 120);
 
 /* Each loader fixture, the stage that refuses it, and a piece of the reason. */
@@ -27,6 +29,8 @@ static const struct {
     {"init_fails.so", "init", "fixture init refuses on purpose"},
     {"init_crashes.so", "init", "signal 11"},
     {"not_elf.so", "dlopen", ""},
+    {"overcount.so", "descriptor", "kernel 1 of 1000 cannot be read"},
+    {"name_unterminated.so", "descriptor", "xxxxxx' is longer than 63 characters"},
 };
 #define NLOAD_FAILURES (int)(sizeof load_failures / sizeof load_failures[0])
 
@@ -136,20 +140,20 @@ static void copy_file(const char *from, const char *to)
   cr_assert_eq(fclose(out), 0);
 }
 
-/* A folder with fault_free.so copied in under another file name. */
-static char *drop_folder(void)
+/* A folder with the fixture plugin `file` copied in as `as`. */
+static char *drop_folder(const char *file, const char *as)
 {
   char *dir = scratch_path("dropped"), from[4096], to[4200];
   cr_assert_eq(mkdir(dir, 0755), 0, "mkdir %s: %s", dir, strerror(errno));
-  snprintf(from, sizeof from, "%s/fault_free.so", env("KHOST_FIXTURE_DIR"));
-  snprintf(to, sizeof to, "%s/my_backend.so", dir);
+  snprintf(from, sizeof from, "%s/%s", env("KHOST_FIXTURE_DIR"), file);
+  snprintf(to, sizeof to, "%s/%s", dir, as);
   copy_file(from, to);
   return dir;
 }
 
 Test(loading, a_plugin_dropped_into_a_plugin_dir_runs)
 {
-  char *dir = drop_folder();
+  char *dir = drop_folder("fault_free.so", "my_backend.so");
   outcome o;
   KHOST(&o, FAST, "--case", COPY_CASE);
   cr_assert_eq(o.status, 0);
@@ -220,9 +224,50 @@ Test(loading, a_later_search_folder_copy_of_a_plugin_is_shadowed_not_a_failure)
   free(dir);
 }
 
+/* A descriptor whose nkernels is larger than its array once took every run down
+ * with it; read in a child process, it costs that plugin only. */
+Test(loading, a_plugin_whose_descriptor_cannot_be_read_in_a_search_folder_is_skipped)
+{
+  char *dir = drop_folder("overcount.so", "overcount.so"), to[4200], real_to[4096], *entry = NULL;
+  snprintf(to, sizeof to, "%s/overcount.so", dir);
+  cr_assert_not_null(realpath(to, real_to));
+  cr_assert(asprintf(&entry, "KHOST_PLUGIN_PATH=%s", dir) >= 0);
+  const char *envs[] = {entry, NULL};
+  outcome o;
+  KHOST_ENV(&o, envs, FAST, "--case", COPY_CASE, "--plugin", "@good.so");
+  cr_assert_eq(o.status, 0, "exit %d; stderr:\n%s", o.status, o.err);
+  char warning[4200];
+  snprintf(warning, sizeof warning, "%s skipped (stage descriptor): kernel 1 of 1000 cannot be read",
+           real_to);
+  cr_expect_not_null(strstr(o.err, warning), "stderr lacks '%s':\n%s", warning, o.err);
+  expect_row(&o, COPY_CASE, "reference", "PASS");
+  expect_row(&o, COPY_CASE, "fixture_good", "PASS");
+  free_outcome(&o);
+  free(entry);
+  free(dir);
+}
+
+/* The probe of init honours --timeout, --list included: not a fixed minute. */
+Test(loading, an_init_that_hangs_costs_the_timeout_given)
+{
+  outcome o;
+  double start = khost__now_s();
+  KHOST(&o, "--list", "--timeout", "1", "--plugin", "@init_hangs.so", "--plugin", "@good.so");
+  double took = khost__now_s() - start;
+  cr_expect_eq(o.status, 0, "exit %d; stderr:\n%s", o.status, o.err);
+  cr_expect_lt(took, 20.0, "--list --timeout 1 took %.0f s", took);
+  char path[4096], entry[4300];
+  fixture_real_path("init_hangs.so", path);
+  snprintf(entry, sizeof entry, "%s\n    stage init: init timed out: silent for longer than --timeout 1 s\n",
+           path);
+  cr_expect_not_null(strstr(o.out, entry), "no '%s' in:\n%s", entry, o.out);
+  cr_expect_not_null(strstr(o.out, "fixture_good"), "the plugin after it is probed and listed:\n%s", o.out);
+  free_outcome(&o);
+}
+
 Test(loading, khost_plugin_path_folders_are_searched)
 {
-  char *dir = drop_folder(), *entry = NULL;
+  char *dir = drop_folder("fault_free.so", "my_backend.so"), *entry = NULL;
   cr_assert(asprintf(&entry, "KHOST_PLUGIN_PATH=%s/no_such_folder:%s", scratch, dir) >= 0);
   const char *envs[] = {entry, NULL};
   outcome o;

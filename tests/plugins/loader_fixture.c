@@ -1,9 +1,11 @@
 /* One small plugin per loader failure stage, picked by -DBREAK_<STAGE> at build
  * time (tests/meson.build builds one .so per stage, named for what it proves).
- * With no BREAK_ macro it is a good plugin named by FIXTURE_NAME. */
+ * With no BREAK_ macro it is a good plugin named by FIXTURE_NAME; with
+ * MANY_KERNELS, a good one of 100,000 kernels. */
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../support/die_of_signal.h"
 #include "khost/plugin.h"
@@ -50,14 +52,32 @@ static int init_fn(char *err, size_t size)
   die_of_signal(SIGSEGV);
   return KHOST_STATUS_INTERNAL;
 }
+#elif defined(BREAK_INIT_HANGS)
+static int init_fn(char *err, size_t size)
+{
+  (void)err;
+  (void)size;
+  for (;;) pause();
+  return KHOST_STATUS_INTERNAL; /* never reached: the probe kills it at its timeout */
+}
 #else
 #define init_fn NULL
+#endif
+
+#ifdef BREAK_OP_UNTERMINATED
+/* 64 characters and no NUL: what follows in memory is not part of the name. */
+static const struct {
+  char text[64];
+  char after[8];
+} op_text = {"copy_transpose_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "AFTER"};
 #endif
 
 static const khost_kernel copy_kernel = {
     .struct_size = sizeof(khost_kernel),
 #ifdef BREAK_EMPTY_OP
     .op = "",
+#elif defined(BREAK_OP_UNTERMINATED)
+    .op = op_text.text,
 #else
     .op = "copy_transpose",
 #endif
@@ -78,8 +98,43 @@ static const khost_kernel small_kernel = {
 static const khost_kernel *const kernels[] = {&copy_kernel, &small_kernel};
 #elif defined(BREAK_DUPLICATE_OP)
 static const khost_kernel *const kernels[] = {&copy_kernel, &copy_kernel};
+#elif defined(BREAK_OVERCOUNT)
+/* nkernels says 1000 (below), the array holds one kernel, and what follows it is
+ * no pointer to a kernel. */
+static const struct {
+  const khost_kernel *const array[1];
+  uintptr_t after;
+} kernel_list = {{&copy_kernel}, 16};
+#define KERNEL_LIST kernel_list.array
+#elif defined(MANY_KERNELS)
+/* 100,000 kernels of distinct ops, made by the entry: loading them must take time
+ * in proportion, not in the square. */
+#define NMANY 100000
+static char many_ops[NMANY][16];
+static khost_kernel many[NMANY];
+static const khost_kernel *kernels[NMANY];
 #else
 static const khost_kernel *const kernels[] = {&copy_kernel};
+#endif
+
+#ifndef KERNEL_LIST
+#define KERNEL_LIST kernels
+#endif
+
+#ifdef BREAK_NAME_UNTERMINATED
+static const struct {
+  char text[64];
+  char after[8];
+} name_text = {"fixture_name_unterminated_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "AFTER"};
+#endif
+#ifdef BREAK_TEXT_UNTERMINATED
+/* 256 characters of description (one past the bound) and no NUL. */
+#define X16  "xxxxxxxxxxxxxxxx"
+#define X256 X16 X16 X16 X16 X16 X16 X16 X16 X16 X16 X16 X16 X16 X16 X16 X16
+static const struct {
+  char text[256];
+  char after[8];
+} description_text = {X256, "AFTER"};
 #endif
 
 static const khost_plugin descriptor = {
@@ -101,18 +156,28 @@ static const khost_plugin descriptor = {
 #endif
 #ifdef BREAK_EMPTY_NAME
     .name = "",
+#elif defined(BREAK_NAME_UNTERMINATED)
+    .name = name_text.text,
 #else
     .name = FIXTURE_NAME,
 #endif
     .version = "1.0",
     .language = "c",
+#ifdef BREAK_TEXT_UNTERMINATED
+    .description = description_text.text,
+#else
     .description = "loader test fixture",
+#endif
 #ifdef BREAK_NO_KERNELS
     .nkernels = 0,
+#elif defined(BREAK_OVERCOUNT)
+    .nkernels = 1000,
+#elif defined(MANY_KERNELS)
+    .nkernels = NMANY,
 #else
     .nkernels = (int32_t)(sizeof kernels / sizeof kernels[0]),
 #endif
-    .kernels = kernels,
+    .kernels = KERNEL_LIST,
     .init = init_fn,
 };
 
@@ -127,6 +192,18 @@ KHOST_EXPORT const khost_plugin *khost_plugin_entry(uint32_t major, uint32_t min
 {
   /* Refuses every real host: no host passes this version. */
   return major == UINT32_MAX && minor == UINT32_MAX ? &descriptor : NULL;
+}
+#elif defined(MANY_KERNELS)
+KHOST_EXPORT const khost_plugin *khost_plugin_entry(uint32_t major, uint32_t minor)
+{
+  (void)minor;
+  for (int i = 0; i < NMANY; i++) {
+    snprintf(many_ops[i], sizeof many_ops[i], "op_%d", i);
+    many[i] = copy_kernel;
+    many[i].op = many_ops[i];
+    kernels[i] = &many[i];
+  }
+  return major == KHOST_ABI_MAJOR ? &descriptor : NULL;
 }
 #else
 KHOST_PLUGIN_DEFINE(descriptor)
