@@ -71,7 +71,7 @@ static const flag flags[] = {
     {{"json", 1, 0, OPT_JSON},
      "FILE",
      "write the results as JSON (valid after every row; a pipe gets it at the end)"},
-    {{"csv", 1, 0, OPT_CSV}, "FILE", "write the results as CSV"},
+    {{"csv", 1, 0, OPT_CSV}, "FILE", "write the results as CSV (a row at a time; a pipe gets it at the end)"},
     {{"dump", 1, 0, OPT_DUMP},
      "DIR",
      "write inputs, reference and backend outputs as .npy under DIR/<case>/"},
