@@ -73,9 +73,8 @@ static void describe_device(khost__run_info *info, const khost__device_info *d)
 
 /* A report that could not be written stays as last written; the run goes on
  * without it, for the table and the other report, and exits 1. */
-static void drop_report(reports *r, int rc, const khost__err *err)
+static void drop_report(reports *r, const khost__err *err)
 {
-  if (rc == KHOST__OK) return;
   fprintf(stderr, "khost: %s; the run goes on without this report\n", err->msg);
   r->failed_reports++;
 }
@@ -86,7 +85,7 @@ static void write_json(reports *r, const khost__row *rows, int n, int info_chang
   int rc = info_changed ? khost__json_set_info(r->json, &r->info, &err) : KHOST__OK;
   for (int i = 0; i < n && rc == KHOST__OK; i++) rc = khost__json_append(r->json, &rows[i], &err);
   if (rc == KHOST__OK) return;
-  drop_report(r, rc, &err);
+  drop_report(r, &err);
   khost__json_free(r->json);
   r->json = NULL;
 }
@@ -97,7 +96,7 @@ static void write_csv(reports *r, const khost__row *rows, int n)
   int rc = KHOST__OK;
   for (int i = 0; i < n && rc == KHOST__OK; i++) rc = khost__csv_append(r->csv, &rows[i], &err);
   if (rc == KHOST__OK) return;
-  drop_report(r, rc, &err);
+  drop_report(r, &err);
   khost__csv_free(r->csv);
   r->csv = NULL;
 }
@@ -147,7 +146,7 @@ static int close_reports(reports *r, const khost__options *o, int finished, khos
 {
   int rc = KHOST__OK;
   /* Rows already finished are printed even when the run stopped early (a
-   * report that could not be written, a failed fork): they cost GPU time. */
+   * worker that could not be started): they cost GPU time. */
   if (finished || r->nrows > 0)
     rc = khost__table_print(stdout, &r->info, r->rows, r->nrows, o->baseline ? o->baseline : o->reference,
                             err);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "csv.h"
+#include "support/scratch_dir.h"
 
 #define MAX_FIELDS 64
 
@@ -196,19 +197,12 @@ Test(csv, a_single_sample_has_no_stddev_or_noise)
   free(text);
 }
 
-static char dir[64], path[128];
+static char path[128];
 
 static void make_dir(void)
 {
-  snprintf(dir, sizeof dir, "/tmp/khost-csv-XXXXXX");
-  cr_assert_not_null(mkdtemp(dir));
-  snprintf(path, sizeof path, "%s/rows.csv", dir);
-}
-
-static void remove_dir(void)
-{
-  unlink(path);
-  rmdir(dir);
+  scratch_dir_make();
+  scratch_dir_path(path, sizeof path, "rows.csv");
 }
 
 /* The lines of the file at path, and the last field of line i (0 the header) in last. */
@@ -237,7 +231,7 @@ static khost__csv_writer *open_with_rows(int nrows)
   return w;
 }
 
-Test(csv, a_file_gets_each_row_as_it_comes, .init = make_dir, .fini = remove_dir)
+Test(csv, a_file_gets_each_row_as_it_comes, .init = make_dir, .fini = scratch_dir_remove)
 {
   char last[8][16];
   khost__csv_writer *w = open_with_rows(1);
@@ -249,26 +243,18 @@ Test(csv, a_file_gets_each_row_as_it_comes, .init = make_dir, .fini = remove_dir
 
 /* A reader tells a complete report by its finished column: 0 on every line
  * while the run goes on and when it stopped early, 1 once it ran every case. */
-Test(csv, finished_is_1_on_every_row_once_the_run_completed, .init = make_dir, .fini = remove_dir)
+Test(csv, finished_is_1_on_every_row_once_the_run_completed_else_0, .init = make_dir,
+     .fini = scratch_dir_remove)
 {
-  char last[8][16];
-  khost__err err = {{0}};
-  khost__csv_writer *w = open_with_rows(3);
-  cr_assert_eq(khost__csv_end(w, 1, &err), KHOST__OK, "%s", err.msg);
-  khost__csv_free(w);
-  cr_assert_eq(read_lines(last, 8), 4);
-  for (int i = 1; i < 4; i++) cr_expect_str_eq(last[i], "1", "row %d", i);
-}
-
-Test(csv, finished_stays_0_when_the_run_stopped_early, .init = make_dir, .fini = remove_dir)
-{
-  char last[8][16];
-  khost__err err = {{0}};
-  khost__csv_writer *w = open_with_rows(3);
-  cr_assert_eq(khost__csv_end(w, 0, &err), KHOST__OK, "%s", err.msg);
-  khost__csv_free(w);
-  cr_assert_eq(read_lines(last, 8), 4);
-  for (int i = 1; i < 4; i++) cr_expect_str_eq(last[i], "0", "row %d", i);
+  for (int finished = 0; finished <= 1; finished++) {
+    char last[8][16], want[2] = {(char)('0' + finished), '\0'};
+    khost__err err = {{0}};
+    khost__csv_writer *w = open_with_rows(3);
+    cr_assert_eq(khost__csv_end(w, finished, &err), KHOST__OK, "%s", err.msg);
+    khost__csv_free(w);
+    cr_assert_eq(read_lines(last, 8), 4);
+    for (int i = 1; i < 4; i++) cr_expect_str_eq(last[i], want, "row %d", i);
+  }
 }
 
 Test(csv, unwritable_path_and_full_disk_are_errors)
@@ -284,10 +270,10 @@ Test(csv, unwritable_path_and_full_disk_are_errors)
   fclose(f);
 }
 
-Test(csv, a_folder_is_refused, .init = make_dir, .fini = remove_dir)
+Test(csv, a_folder_is_refused, .init = make_dir, .fini = scratch_dir_remove)
 {
   khost__csv_writer *w = NULL;
   khost__err err = {{0}};
-  cr_expect_eq(khost__csv_open(dir, 0644, &w, &err), KHOST__E_CONFIG);
+  cr_expect_eq(khost__csv_open(scratch_dir, 0644, &w, &err), KHOST__E_CONFIG);
   cr_expect_not_null(strstr(err.msg, "is a folder"), "%s", err.msg);
 }

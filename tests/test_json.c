@@ -5,7 +5,6 @@
  * write are reported. */
 #include <criterion/criterion.h>
 
-#include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
@@ -19,30 +18,17 @@
 #include <unistd.h>
 
 #include "json.h"
+#include "support/scratch_dir.h"
 
-static char dir[64];
 static char path[128];
 
 static void make_dir(void)
 {
-  snprintf(dir, sizeof dir, "/tmp/khost-json-XXXXXX");
-  cr_assert_not_null(mkdtemp(dir));
-  snprintf(path, sizeof path, "%s/report.json", dir);
+  scratch_dir_make();
+  scratch_dir_path(path, sizeof path, "report.json");
 }
 
-static void remove_dir(void)
-{
-  DIR *d = opendir(dir);
-  for (struct dirent *e; d && (e = readdir(d));) {
-    char entry[400];
-    snprintf(entry, sizeof entry, "%s/%s", dir, e->d_name);
-    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) unlink(entry);
-  }
-  if (d) closedir(d);
-  rmdir(dir);
-}
-
-TestSuite(json, .init = make_dir, .fini = remove_dir);
+TestSuite(json, .init = make_dir, .fini = scratch_dir_remove);
 
 static khost__run_info sample_info(void)
 {
@@ -392,8 +378,8 @@ static pid_t drain_fifo(const char *fifo, const char *copy)
 Test(json, a_pipe_gets_one_document_at_the_end_and_stays_a_pipe, .timeout = 20)
 {
   char fifo[160], copy[160];
-  snprintf(fifo, sizeof fifo, "%s/pipe.json", dir);
-  snprintf(copy, sizeof copy, "%s/copy.json", dir);
+  scratch_dir_path(fifo, sizeof fifo, "pipe.json");
+  scratch_dir_path(copy, sizeof copy, "copy.json");
   cr_assert_eq(mkfifo(fifo, 0600), 0);
   pid_t reader = drain_fifo(fifo, copy);
   khost__run_info info = sample_info();
@@ -580,7 +566,7 @@ Test(json, a_link_at_a_temporary_name_is_not_followed)
 {
   char link[200], victim[200];
   snprintf(link, sizeof link, "%s.tmp", path);
-  snprintf(victim, sizeof victim, "%s/victim", dir);
+  scratch_dir_path(victim, sizeof victim, "victim");
   FILE *f = fopen(victim, "w");
   cr_assert(f && fputs("keep me\n", f) >= 0 && fclose(f) == 0);
   cr_assert_eq(symlink(victim, link), 0);
@@ -593,11 +579,8 @@ Test(json, a_link_at_a_temporary_name_is_not_followed)
   char *kept = read_all(victim);
   cr_expect_str_eq(kept, "keep me\n");
   free(kept);
-  DIR *d = opendir(dir);
-  int entries = 0;
-  for (struct dirent *e; d && (e = readdir(d));) entries += e->d_name[0] != '.' || strlen(e->d_name) > 2;
-  closedir(d);
-  cr_expect_eq(entries, 3, "report.json, the link and its target only");
+  cr_expect_eq(scratch_dir_others((const char *const[]){"report.json", "report.json.tmp", "victim", NULL}), 0,
+               "no temporary file stays");
 }
 
 Test(json, a_folder_is_refused)
@@ -605,7 +588,7 @@ Test(json, a_folder_is_refused)
   khost__run_info info = sample_info();
   khost__json_writer *w = NULL;
   khost__err err = {{0}};
-  cr_expect_eq(khost__json_open(dir, &info, 0644, &w, &err), KHOST__E_CONFIG);
+  cr_expect_eq(khost__json_open(scratch_dir, &info, 0644, &w, &err), KHOST__E_CONFIG);
   cr_expect_null(w);
   cr_expect_not_null(strstr(err.msg, "is a folder"), "%s", err.msg);
 }
@@ -619,7 +602,7 @@ Test(json, a_report_replaced_by_another_program_is_not_written_to)
   khost__err err = {{0}};
   append_ok(w, &a);
   char other[200];
-  snprintf(other, sizeof other, "%s/other.json", dir);
+  scratch_dir_path(other, sizeof other, "other.json");
   FILE *f = fopen(other, "w");
   cr_assert(f && fputs("{\"other\": true}\n", f) >= 0 && fclose(f) == 0);
   cr_assert_eq(rename(other, path), 0);

@@ -3,7 +3,6 @@
  * place, never shrinking, and a failed write puts back what was there. */
 #include <criterion/criterion.h>
 
-#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,29 +12,17 @@
 #include <unistd.h>
 
 #include "report_file.h"
+#include "support/scratch_dir.h"
 
-static char dir[64], path[128];
+static char path[128];
 
 static void make_dir(void)
 {
-  snprintf(dir, sizeof dir, "/tmp/khost-report-file-XXXXXX");
-  cr_assert_not_null(mkdtemp(dir));
-  snprintf(path, sizeof path, "%s/r.json", dir);
+  scratch_dir_make();
+  scratch_dir_path(path, sizeof path, "r.json");
 }
 
-static void remove_dir(void)
-{
-  DIR *d = opendir(dir);
-  for (struct dirent *e; d && (e = readdir(d));) {
-    char entry[400];
-    snprintf(entry, sizeof entry, "%s/%s", dir, e->d_name);
-    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) unlink(entry);
-  }
-  if (d) closedir(d);
-  rmdir(dir);
-}
-
-TestSuite(report_file, .init = make_dir, .fini = remove_dir);
+TestSuite(report_file, .init = make_dir, .fini = scratch_dir_remove);
 
 static void open_ok(khost__report_file *f, mode_t mode)
 {
@@ -64,12 +51,7 @@ static char *contents(void)
 /* The names in the folder besides r.json. */
 static int others(void)
 {
-  int n = 0;
-  DIR *d = opendir(dir);
-  for (struct dirent *e; d && (e = readdir(d));)
-    n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && strcmp(e->d_name, "r.json");
-  closedir(d);
-  return n;
+  return scratch_dir_others((const char *const[]){"r.json", NULL});
 }
 
 Test(report_file, publish_replaces_the_file_whole_and_leaves_nothing_else)
@@ -145,7 +127,7 @@ Test(report_file, a_folder_is_refused_and_a_pipe_is_a_stream)
 {
   khost__report_file f;
   khost__err err = {{0}};
-  cr_expect_eq(khost__report_file_open(&f, "test report", dir, 0644, &err), KHOST__E_CONFIG);
+  cr_expect_eq(khost__report_file_open(&f, "test report", scratch_dir, 0644, &err), KHOST__E_CONFIG);
   cr_expect_not_null(strstr(err.msg, "is a folder"), "%s", err.msg);
   cr_assert_eq(mkfifo(path, 0600), 0);
   open_ok(&f, 0644);
