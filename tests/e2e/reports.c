@@ -183,7 +183,7 @@ static char *small_suite(int n)
   return suite;
 }
 
-/* The rows of a run: each case's reference rows and those of its other backends. */
+/* The rows of a case: the reference's and those of its other backends (named by --backends). */
 static int rows_per_case(int other_backends)
 {
   return 1 + reference_cuda_rows() + other_backends;
@@ -305,7 +305,8 @@ Test(reports, two_runs_writing_one_json_report_both_run_every_case)
 {
   enum { CASES = 60 };
   char *suite = small_suite(CASES);
-  const char *const args[] = {FAST, "--suite", suite, "--json", report_path(), NULL};
+  const char *const args[] = {FAST,        "--suite", suite,         "--backends",
+                              "reference", "--json",  report_path(), NULL};
   running first, second;
   outcome a, b;
   start(&first, NULL, args);
@@ -564,7 +565,7 @@ Test(reports, a_report_that_cannot_be_written_lets_the_run_go_on)
   signal(SIGXFSZ, SIG_IGN); /* inherited by khost: a write past the limit fails instead of killing it */
   cr_assert_eq(setrlimit(RLIMIT_FSIZE, &limit), 0);
   outcome o;
-  KHOST_JSON(&o, FAST, "--suite", suite, "--csv", csv);
+  KHOST_JSON(&o, FAST, "--suite", suite, "--backends", "reference", "--csv", csv);
   cr_assert_eq(setrlimit(RLIMIT_FSIZE, &before), 0);
   cr_expect_eq(o.status, 1, "exit %d; stderr:\n%s", o.status, o.err);
   char want[1024];
@@ -646,7 +647,7 @@ Test(reports, the_csv_says_the_run_finished)
 {
   char *csv = scratch_path("run.csv");
   outcome o;
-  KHOST(&o, FAST, "--case", COPY_CASE "," GEMV_CASE, "--csv", csv);
+  KHOST(&o, FAST, "--case", COPY_CASE "," GEMV_CASE, "--backends", "reference", "--csv", csv);
   cr_expect_eq(o.status, 0, "exit %d; stderr:\n%s", o.status, o.err);
   char *text = slurp(csv);
   cr_assert_not_null(text);
@@ -700,10 +701,11 @@ Test(reports, a_plugin_s_text_is_made_safe_alike_in_every_report)
 /* A folder given as a report is refused before anything runs, as any report path that cannot be used. */
 Test(reports, a_folder_given_as_a_report_exits_2_before_running)
 {
-  expect_refused_before_running("--json", scratch, "JSON report: ");
-  expect_refused_before_running("--json", scratch, " is a folder");
-  expect_refused_before_running("--csv", scratch, "CSV report: ");
-  expect_refused_before_running("--csv", scratch, " is a folder");
+  char want[128];
+  snprintf(want, sizeof want, "khost: JSON report: %s is a folder", scratch);
+  expect_refused_before_running("--json", scratch, want);
+  snprintf(want, sizeof want, "khost: CSV report: %s is a folder", scratch);
+  expect_refused_before_running("--csv", scratch, want);
 }
 
 /* One file named two ways ("r.json" and "./r.json") by --json and --csv: one
