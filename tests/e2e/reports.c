@@ -244,7 +244,7 @@ static off_t size_of(const char *path)
 /* While a run writes its rows, nothing but its reports is ever in their folder:
  * no temporary file, which a kill would leave behind. A run killed then leaves
  * a valid JSON document and a CSV whose rows all say the run did not finish. */
-Test(reports, a_run_writing_rows_makes_no_file_a_kill_would_leave_behind, .timeout = 240)
+Test(reports, a_run_writing_rows_makes_no_file_a_kill_would_leave_behind)
 {
   char *suite = small_suite(400), *csv = scratch_path("run.csv");
   const char *const known[] = {"small.ini", "report.json", "run.csv", NULL};
