@@ -27,19 +27,21 @@ int khost__report_file_open(khost__report_file *f, const char *label, const char
   return KHOST__OK;
 }
 
-/* 0, or -1 with errno. A short write of a regular file only comes before an error, which the next write says.
- */
-static int write_all(int fd, const struct iovec *parts, int nparts)
+/* Writes the parts in order: at the file's offset (at NULL: a pipe or device)
+ * or from *at on. 0, or -1 with errno; a short write of a regular file only
+ * comes before an error, which the next write says. */
+static int write_parts(int fd, const struct iovec *parts, int nparts, off_t *at)
 {
   for (int i = 0; i < nparts; i++) {
     const char *p = parts[i].iov_base;
     size_t left = parts[i].iov_len;
     while (left > 0) {
-      ssize_t n = write(fd, p, left);
+      ssize_t n = at ? pwrite(fd, p, left, *at) : write(fd, p, left);
       if (n < 0 && errno == EINTR) continue;
       if (n < 0) return -1;
       p += n;
       left -= (size_t)n;
+      if (at) *at += n;
     }
   }
   return 0;
@@ -83,7 +85,7 @@ static int publish_file(khost__report_file *f, const struct iovec *parts, int np
     rc = khost__errorf(err, KHOST__E_IO, "%s: cannot create %s: %s", f->label, f->path, strerror(errno));
     goto out;
   }
-  if (fchmod(fd, f->mode) != 0 || write_all(fd, parts, nparts) != 0) {
+  if (fchmod(fd, f->mode) != 0 || write_parts(fd, parts, nparts, NULL) != 0) {
     rc = khost__errorf(err, KHOST__E_IO, "%s: cannot write %s: %s", f->label, f->path, strerror(errno));
   } else if (rename(tmp, f->path) != 0) {
     rc = khost__errorf(err, KHOST__E_IO, "%s: cannot replace %s: %s", f->label, f->path, strerror(errno));
@@ -104,7 +106,7 @@ out:
 static int publish_stream(khost__report_file *f, const struct iovec *parts, int nparts, khost__err *err)
 {
   int fd = open(f->path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-  int failed = fd < 0 || write_all(fd, parts, nparts) != 0;
+  int failed = fd < 0 || write_parts(fd, parts, nparts, NULL) != 0;
   int saved = errno;
   if (fd >= 0 && close(fd) != 0 && !failed) failed = 1, saved = errno;
   if (failed)
@@ -118,17 +120,10 @@ int khost__report_file_publish(khost__report_file *f, const struct iovec *parts,
 }
 
 /* Writes size bytes of data at offset at: 0, or -1 with errno. */
-static int write_fully_at(int fd, const char *data, size_t size, size_t at)
+static int write_at(int fd, const char *data, size_t size, size_t at)
 {
-  while (size > 0) {
-    ssize_t n = pwrite(fd, data, size, (off_t)at);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return -1;
-    data += n;
-    size -= (size_t)n;
-    at += (size_t)n;
-  }
-  return 0;
+  off_t offset = (off_t)at;
+  return write_parts(fd, &(struct iovec){(void *)data, size}, 1, &offset);
 }
 
 int khost__report_file_write_at(khost__report_file *f, size_t at, const char *data, size_t size,
@@ -148,10 +143,10 @@ int khost__report_file_write_at(khost__report_file *f, size_t at, const char *da
   }
   memcpy(next, data, size);
   memset(next + size, ' ', next_size - size);
-  if (write_fully_at(f->fd, next, next_size, at) != 0) {
+  if (write_at(f->fd, next, next_size, at) != 0) {
     int saved = errno;
     /* What the file held before goes back, so that it stays the complete report it was. */
-    int restored = write_fully_at(f->fd, old, old_size, at) == 0 && ftruncate(f->fd, (off_t)f->size) == 0;
+    int restored = write_at(f->fd, old, old_size, at) == 0 && ftruncate(f->fd, (off_t)f->size) == 0;
     rc = khost__errorf(err, KHOST__E_IO, "%s: cannot write %s: %s%s", f->label, f->path, strerror(saved),
                        restored ? "" : " (and what it held could not be put back)");
     goto out;
