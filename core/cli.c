@@ -5,8 +5,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "file_identity.h"
 #include "list.h"
 
 enum {
@@ -70,7 +72,7 @@ static const flag flags[] = {
     {{"json", 1, 0, OPT_JSON},
      "FILE",
      "write the results as JSON (valid after every row; a pipe gets it at the end)"},
-    {{"csv", 1, 0, OPT_CSV}, "FILE", "write the results as CSV"},
+    {{"csv", 1, 0, OPT_CSV}, "FILE", "write the results as CSV (a row at a time; a pipe gets it at the end)"},
     {{"dump", 1, 0, OPT_DUMP},
      "DIR",
      "write inputs, reference and backend outputs as .npy under DIR/<case>/"},
@@ -123,6 +125,15 @@ void khost__cli_usage(FILE *out)
                "2 usage or configuration error. Environment: KHOST_PLUGIN_PATH, KHOST_SUITE_PATH.\n");
 }
 
+/* 0666 less the umask: what a file created now gets. Read before any plugin is
+ * loaded, whose code may change the umask. */
+static mode_t report_mode(void)
+{
+  mode_t mask = umask(0);
+  umask(mask);
+  return 0666 & ~mask;
+}
+
 static void defaults(khost__options *o)
 {
   memset(o, 0, sizeof *o);
@@ -138,6 +149,7 @@ static void defaults(khost__options *o)
   o->throttle_pct = 75;
   o->timeout_s = 60.0;
   o->trials = 1;
+  o->report_mode = report_mode();
 }
 
 static int parse_int(const char *flag_name, const char *s, int lo, int hi, int *out, khost__err *err)
@@ -237,8 +249,20 @@ static int check_together(const khost__options *o, khost__err *err)
   if (o->warmup_s >= o->timeout_s)
     return khost__errorf(err, KHOST__E_CONFIG, "--warmup %g s must be shorter than --timeout %g s",
                          o->warmup_s, o->timeout_s);
-  if (o->json && o->csv && !strcmp(o->json, o->csv))
-    return khost__errorf(err, KHOST__E_CONFIG, "--json and --csv name the same file '%s'", o->json);
+  const struct {
+    const char *flag, *path;
+  } outputs[] = {{"json", o->json}, {"csv", o->csv}, {"dump", o->dump}};
+  const int n = sizeof outputs / sizeof outputs[0];
+  for (int i = 0; i < n; i++) {
+    if (o->list && outputs[i].path)
+      return khost__errorf(err, KHOST__E_CONFIG, "--list runs no case: --%s has nothing to write",
+                           outputs[i].flag);
+    /* As files, not strings: "r.json" and "./r.json" are one file, and one output would replace the other. */
+    for (int j = i + 1; outputs[i].path && j < n; j++)
+      if (outputs[j].path && khost__same_file(outputs[i].path, outputs[j].path))
+        return khost__errorf(err, KHOST__E_CONFIG, "--%s and --%s name the same file '%s'", outputs[i].flag,
+                             outputs[j].flag, outputs[i].path);
+  }
   return KHOST__OK;
 }
 

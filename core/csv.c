@@ -2,12 +2,12 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "columns.h"
-#include "start_folder.h"
+#include "report_file.h"
 
 typedef struct line {
   FILE *f;
@@ -59,6 +59,8 @@ static void field(line *l, const khost__column *c, const khost__row *r)
     fprintf(l->f, "%.15g", v.number);
 }
 
+#define FINISHED_TITLE "finished"
+
 static int finish_line(FILE *f, khost__err *err)
 {
   fputc('\n', f);
@@ -71,37 +73,85 @@ int khost__csv_write_header(FILE *out, khost__err *err)
 {
   const khost__column *columns[KHOST__MAX_COLUMNS];
   int n = khost__columns_placed(KHOST__IN_CSV, columns);
-  for (int k = 0; k < n; k++) fprintf(out, "%s%s", k ? "," : "", columns[k]->csv.title);
+  for (int k = 0; k < n; k++) fprintf(out, "%s,", columns[k]->csv.title);
+  /* The run's and not a row's: the column list holds rows' values only. */
+  fputs(FINISHED_TITLE, out);
   return finish_line(out, err);
 }
 
-int khost__csv_write_row(FILE *out, const khost__row *r, khost__err *err)
+int khost__csv_write_row(FILE *out, const khost__row *r, int finished, khost__err *err)
 {
   const khost__column *columns[KHOST__MAX_COLUMNS];
   int n = khost__columns_placed(KHOST__IN_CSV, columns);
   line l = {out, 0};
   for (int k = 0; k < n; k++) field(&l, columns[k], r);
+  fprintf(out, ",%d", finished != 0);
   return finish_line(out, err);
 }
 
-int khost__csv_open(const char *path, FILE **out, khost__err *err)
+struct khost__csv_writer {
+  khost__report_file file;
+  FILE *text; /* the report so far, in memory (open_memstream over lines and size) */
+  char *lines;
+  size_t size;
+  size_t *flags; /* each row's finished cell: its offset in lines */
+  int nrows, capacity;
+};
+
+int khost__csv_open(const char *path, mode_t mode, khost__csv_writer **out, khost__err *err)
 {
-  int rc;
-  char at[PATH_MAX];
-  FILE *f = fopen(khost__start_folder_path(path, at, sizeof at), "w");
-  if (!f) return khost__errorf(err, KHOST__E_IO, "CSV report: cannot create %s: %s", path, strerror(errno));
-  rc = khost__csv_write_header(f, err);
+  khost__csv_writer *w = calloc(1, sizeof *w);
+  int rc = w ? KHOST__OK : KHOST__E_NOMEM;
+  if (w) w->file.fd = -1;
+  if (rc == KHOST__OK && !(w->text = open_memstream(&w->lines, &w->size))) rc = KHOST__E_NOMEM;
   if (rc != KHOST__OK) {
-    fclose(f);
-    return rc;
+    rc = khost__errorf(err, KHOST__E_NOMEM, "CSV report %s: out of memory", path);
+    goto fail;
   }
-  *out = f;
+  rc = khost__report_file_open(&w->file, "CSV report", path, mode, err);
+  if (rc == KHOST__OK) rc = khost__csv_write_header(w->text, err);
+  if (rc == KHOST__OK && !w->file.stream)
+    rc = khost__report_file_publish(&w->file, &(struct iovec){w->lines, w->size}, 1, err);
+  if (rc != KHOST__OK) goto fail;
+  *out = w;
   return KHOST__OK;
+fail:
+  khost__csv_free(w);
+  return rc;
 }
 
-int khost__csv_close(FILE *f, khost__err *err)
+int khost__csv_append(khost__csv_writer *w, const khost__row *row, khost__err *err)
 {
-  if (f && fclose(f) != 0)
-    return khost__errorf(err, KHOST__E_IO, "CSV report: closing failed: %s", strerror(errno));
-  return KHOST__OK;
+  if (w->nrows == w->capacity) {
+    int capacity = w->capacity ? 2 * w->capacity : 64;
+    size_t *grown = realloc(w->flags, (size_t)capacity * sizeof *grown);
+    if (!grown) return khost__errorf(err, KHOST__E_NOMEM, "CSV report %s: out of memory", w->file.path);
+    w->flags = grown;
+    w->capacity = capacity;
+  }
+  size_t at = w->size;
+  int rc = khost__csv_write_row(w->text, row, 0, err);
+  if (rc != KHOST__OK) return rc;
+  w->flags[w->nrows++] = w->size - 2; /* "0\n" ends the line */
+  return w->file.stream ? KHOST__OK
+                        : khost__report_file_write_at(&w->file, at, w->lines + at, w->size - at, err);
+}
+
+int khost__csv_end(khost__csv_writer *w, int finished, khost__err *err)
+{
+  if (!finished && !w->file.stream) return KHOST__OK; /* the file holds every row, finished 0 */
+  if (fflush(w->text) != 0)
+    return khost__errorf(err, KHOST__E_NOMEM, "CSV report %s: out of memory", w->file.path);
+  for (int i = 0; finished && i < w->nrows; i++) w->lines[w->flags[i]] = '1';
+  return khost__report_file_publish(&w->file, &(struct iovec){w->lines, w->size}, 1, err);
+}
+
+void khost__csv_free(khost__csv_writer *w)
+{
+  if (!w) return;
+  khost__report_file_close(&w->file);
+  if (w->text) fclose(w->text);
+  free(w->lines);
+  free(w->flags);
+  free(w);
 }

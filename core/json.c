@@ -1,28 +1,32 @@
 #include "json.h"
 
-#include <errno.h>
 #include <jansson.h>
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "columns.h"
-#include "start_folder.h"
+#include "report_file.h"
 
 /* 15 digits: more than any measurement holds, and 0.1 stays 0.1 instead of 0.10000000000000001. */
 #define DUMP_FLAGS (JSON_INDENT(2) | JSON_REAL_PRECISION(15))
 
+/* The document is the head (up to the rows' "["), the rows, each with the
+ * separator before it, and the tail (the closing "]", the summary, the closing
+ * "}"). Only the head's run description and "finished" change after the rows
+ * have begun, and the tail is small: a row is written with the new tail in one
+ * write over the old tail, so that writing it costs the row, not the report. */
 struct khost__json_writer {
-  char *path, *tmp_path; /* from the start folder */
-  size_t shown_from;     /* where both read as the user spelled them */
+  khost__report_file file;
   khost__run_info info;
-  khost__row *rows;
-  int nrows, capacity;
   int finished;
-  int stream; /* path is not a regular file: written once, in place */
+  khost__summary_builder summary;
+  char *rows; /* the rows as in the document */
+  size_t rows_size, rows_capacity;
+  int nrows;
+  char *head; /* the head as last written to the file */
+  size_t head_size;
 };
 
 /* JSON has no NaN or infinity; null keeps the document valid and says "no value". */
@@ -37,20 +41,11 @@ static json_t *measured(double v, int known)
   return known && v != 0 ? number(v) : json_null();
 }
 
-/* A fixed-size text field. Rows cross a pipe as bytes and messages may quote a
- * plugin, so neither a terminating NUL nor valid UTF-8 is taken for granted:
- * invalid text degrades to ASCII with '?' for every other byte. */
+/* A fixed-size text field, which a row that crossed a pipe may have filled to
+ * the end without a NUL. Its text is clean (text.h): valid UTF-8. */
 static json_t *text_field(const char *s, size_t size)
 {
-  size_t n = strnlen(s, size);
-  json_t *t = json_stringn(s, n);
-  if (t) return t;
-  char *ascii = malloc(n + 1);
-  if (!ascii) return NULL;
-  for (size_t i = 0; i < n; i++) ascii[i] = (unsigned char)s[i] < 0x80 ? s[i] : '?';
-  t = json_stringn(ascii, n);
-  free(ascii);
-  return t;
+  return json_stringn(s, strnlen(s, size));
 }
 #define TEXT(field) text_field((field), sizeof(field))
 
@@ -143,137 +138,193 @@ static json_t *backend_json(const khost__backend_summary *b)
                    measured(b->geomean_speedup, b->speedup_cases > 0), "wins", b->wins);
 }
 
-static json_t *summary_json(const khost__row *rows, int nrows)
+static json_t *summary_json(const khost__summary *s)
 {
-  khost__summary s;
   json_t *counts = json_object(), *backends = json_array();
-  khost__summarize(rows, nrows, &s);
   for (int k = 0; counts && k < KHOST__ROW_STATUS_COUNT; k++) {
-    if (json_object_set_new(counts, khost__row_status_name(k), json_integer(s.by_status[k])) != 0) {
+    if (json_object_set_new(counts, khost__row_status_name(k), json_integer(s->by_status[k])) != 0) {
       json_decref(counts);
       counts = NULL;
     }
   }
-  for (int b = 0; backends && b < s.nbackends; b++) {
-    if (json_array_append_new(backends, backend_json(&s.backends[b])) != 0) {
+  for (int b = 0; backends && b < s->nbackends; b++) {
+    if (json_array_append_new(backends, backend_json(&s->backends[b])) != 0) {
       json_decref(backends);
       backends = NULL;
     }
   }
-  return json_pack("{s:i, s:o, s:o, s:i}", "rows", s.nrows, "counts", counts, "backends", backends,
-                   "rows_omitted", s.rows_omitted);
+  return json_pack("{s:i, s:o, s:o, s:i}", "rows", s->nrows, "counts", counts, "backends", backends,
+                   "rows_omitted", s->rows_omitted);
 }
 
+/* The document with its rows left out ("rows": []), as jansson writes it. */
 static json_t *document_json(const khost__json_writer *w)
 {
-  json_t *rows = json_array();
-  for (int i = 0; rows && i < w->nrows; i++) {
-    if (json_array_append_new(rows, row_json(&w->rows[i])) != 0) {
-      json_decref(rows);
-      rows = NULL;
-    }
-  }
   return json_pack("{s:i, s:o, s:b, s:o, s:o, s:o}", "schema_version", KHOST__JSON_SCHEMA_VERSION,
                    "khost_version", TEXT(w->info.khost_version), "finished", w->finished, "run",
-                   run_json(&w->info), "rows", rows, "summary", summary_json(w->rows, w->nrows));
+                   run_json(&w->info), "rows", json_array(), "summary", summary_json(&w->summary.summary));
 }
 
-/* A path of w as the user gave it, for messages. */
-static const char *shown(const khost__json_writer *w, const char *path)
-{
-  return path + w->shown_from;
-}
+/* The whole document's text, as jansson writes it, is its head, the rows, and
+ * after the last row "\n  " and the tail. */
+#define ROWS_MARK       "\n  \"rows\": []"
+#define AFTER_LAST_ROW  "\n  "
+#define FIRST_ROW_START "\n    "
+#define NEXT_ROW_START  ",\n    "
+#define ROW_INDENT      "    "
 
-/* Writes the whole document to tmp_path, then renames it over path: rename is
- * atomic, so readers and a killed run only ever see a complete document. A
- * stream is written in place. */
-static int write_document(const khost__json_writer *w, khost__err *err)
+/* The document without its rows, split where they go: the head, up to and with
+ * the rows' "[", and the tail, from their "]" on, with the final line end. text
+ * holds both; the caller frees it. */
+typedef struct split_document {
+  char *text;
+  struct iovec head, tail;
+} split_document;
+
+static int split(const khost__json_writer *w, split_document *d, khost__err *err)
 {
-  int rc = KHOST__OK;
-  const char *target = w->stream ? w->path : w->tmp_path;
   json_t *doc = document_json(w);
-  FILE *f = NULL;
-  if (!doc) return khost__errorf(err, KHOST__E_NOMEM, "JSON report %s: out of memory", shown(w, w->path));
-  f = fopen(target, "w");
-  if (!f) {
-    rc = khost__errorf(err, KHOST__E_IO, "JSON report: cannot create %s: %s", shown(w, target),
-                       strerror(errno));
-    goto out_doc;
-  }
-  if (json_dumpf(doc, f, DUMP_FLAGS) != 0 || fputc('\n', f) == EOF)
-    rc = khost__errorf(err, KHOST__E_IO, "JSON report: cannot write %s", shown(w, target));
-  if (fclose(f) != 0 && rc == KHOST__OK)
-    rc = khost__errorf(err, KHOST__E_IO, "JSON report: cannot write %s: %s", shown(w, target),
-                       strerror(errno));
-  if (rc == KHOST__OK && !w->stream && rename(w->tmp_path, w->path) != 0)
-    rc = khost__errorf(err, KHOST__E_IO, "JSON report: cannot rename %s to %s: %s", shown(w, w->tmp_path),
-                       shown(w, w->path), strerror(errno));
-  if (rc != KHOST__OK && !w->stream) remove(w->tmp_path);
-out_doc:
+  char *mark;
+  d->text = doc ? json_dumps(doc, DUMP_FLAGS) : NULL;
   json_decref(doc);
+  /* A key's line: text is escaped inside strings, so the mark is only the key itself. */
+  if (!d->text || !(mark = strstr(d->text, ROWS_MARK))) {
+    free(d->text);
+    return khost__errorf(err, KHOST__E_NOMEM, "JSON report %s: out of memory", w->file.path);
+  }
+  size_t at = (size_t)(mark - d->text) + strlen(ROWS_MARK) - 1, size = strlen(d->text);
+  d->text[size] = '\n'; /* over the NUL: the document ends with a line end */
+  d->head = (struct iovec){d->text, at};
+  d->tail = (struct iovec){d->text + at, size + 1 - at};
+  return KHOST__OK;
+}
+
+/* Writes the whole document: the first time, when the head changes, and at the
+ * end (a finished document has no padding left). */
+static int write_document(khost__json_writer *w, khost__err *err)
+{
+  split_document d;
+  int rc = split(w, &d, err);
+  if (rc != KHOST__OK) return rc;
+  const struct iovec parts[] = {
+      d.head,
+      {w->rows, w->rows_size},
+      {AFTER_LAST_ROW, w->nrows ? strlen(AFTER_LAST_ROW) : 0},
+      d.tail,
+  };
+  rc = khost__report_file_publish(&w->file, parts, sizeof parts / sizeof parts[0], err);
+  if (rc == KHOST__OK && !w->file.stream) {
+    free(w->head);
+    w->head = d.text; /* only its first head_size bytes are used */
+    w->head_size = d.head.iov_len;
+    d.text = NULL;
+  }
+  free(d.text);
   return rc;
 }
 
-/* An existing path that is not a regular file (after symlinks): a device, a pipe. */
-static int is_stream(const char *path)
+/* Appends text to the rows, with each line after the first indented to a row's depth. */
+static int add_row_text(khost__json_writer *w, const char *text)
 {
-  struct stat st;
-  return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+  size_t lines = 1;
+  for (const char *p = text; *p; p++) lines += *p == '\n';
+  size_t need = w->rows_size + strlen(NEXT_ROW_START) + strlen(text) + lines * strlen(ROW_INDENT) + 1;
+  if (need > w->rows_capacity) {
+    size_t capacity = need > 2 * w->rows_capacity ? need : 2 * w->rows_capacity;
+    char *grown = realloc(w->rows, capacity);
+    if (!grown) return KHOST__E_NOMEM;
+    w->rows = grown;
+    w->rows_capacity = capacity;
+  }
+  char *out = w->rows + w->rows_size;
+  out += sprintf(out, "%s", w->nrows ? NEXT_ROW_START : FIRST_ROW_START);
+  for (const char *p = text; *p; p++) {
+    *out++ = *p;
+    if (*p == '\n') out += sprintf(out, ROW_INDENT);
+  }
+  w->rows_size = (size_t)(out - w->rows);
+  w->nrows++;
+  return KHOST__OK;
 }
 
-int khost__json_open(const char *path, const khost__run_info *info, khost__json_writer **out, khost__err *err)
+/* The new row (from row_at in the rows) and the new tail, written over the old tail. */
+static int write_row(khost__json_writer *w, size_t row_at, khost__err *err)
 {
-  int rc;
-  char buf[PATH_MAX];
-  const char *at = khost__start_folder_path(path, buf, sizeof buf);
-  khost__json_writer *w = calloc(1, sizeof *w);
-  if (!w || !(w->path = strdup(at)) || asprintf(&w->tmp_path, "%s.tmp", at) < 0) {
-    if (w) w->tmp_path = NULL; /* asprintf leaves it undefined on failure */
-    rc = khost__errorf(err, KHOST__E_NOMEM, "JSON report %s: out of memory", path);
-    goto fail;
+  split_document d;
+  int rc = split(w, &d, err);
+  if (rc != KHOST__OK) return rc;
+  size_t row_size = w->rows_size - row_at, size = row_size + strlen(AFTER_LAST_ROW) + d.tail.iov_len;
+  char *region = malloc(size);
+  if (!region) {
+    rc = khost__errorf(err, KHOST__E_NOMEM, "JSON report %s: out of memory", w->file.path);
+  } else {
+    memcpy(region, w->rows + row_at, row_size);
+    memcpy(region + row_size, AFTER_LAST_ROW, strlen(AFTER_LAST_ROW));
+    memcpy(region + size - d.tail.iov_len, d.tail.iov_base, d.tail.iov_len);
+    rc = khost__report_file_write_at(&w->file, w->head_size + row_at, region, size, err);
   }
-  w->shown_from = khost__start_folder_added(at, path);
+  free(region);
+  free(d.text);
+  return rc;
+}
+
+int khost__json_open(const char *path, const khost__run_info *info, mode_t mode, khost__json_writer **out,
+                     khost__err *err)
+{
+  khost__json_writer *w = calloc(1, sizeof *w);
+  if (!w) return khost__errorf(err, KHOST__E_NOMEM, "JSON report %s: out of memory", path);
+  w->file.fd = -1;
   w->info = *info;
-  w->stream = is_stream(at);
-  rc = w->stream ? KHOST__OK : write_document(w, err);
-  if (rc != KHOST__OK) goto fail;
+  khost__summary_builder_init(&w->summary);
+  int rc = khost__report_file_open(&w->file, "JSON report", path, mode, err);
+  if (rc == KHOST__OK && !w->file.stream) rc = write_document(w, err);
+  if (rc != KHOST__OK) {
+    khost__json_free(w);
+    return rc;
+  }
   *out = w;
   return KHOST__OK;
-fail:
-  khost__json_free(w);
-  return rc;
 }
 
 int khost__json_append(khost__json_writer *w, const khost__row *row, khost__err *err)
 {
-  if (w->nrows == w->capacity) {
-    int capacity = w->capacity ? 2 * w->capacity : 16;
-    khost__row *grown = realloc(w->rows, (size_t)capacity * sizeof *grown);
-    if (!grown) return khost__errorf(err, KHOST__E_NOMEM, "JSON report %s: out of memory", shown(w, w->path));
-    w->rows = grown;
-    w->capacity = capacity;
-  }
-  w->rows[w->nrows++] = *row;
-  return w->stream ? KHOST__OK : write_document(w, err);
+  size_t row_at = w->rows_size;
+  json_t *obj = row_json(row);
+  char *text = obj ? json_dumps(obj, DUMP_FLAGS) : NULL;
+  json_decref(obj);
+  int rc = text && add_row_text(w, text) == KHOST__OK ? KHOST__OK : KHOST__E_NOMEM;
+  free(text);
+  if (rc == KHOST__OK) rc = khost__summary_builder_add(&w->summary, row);
+  if (rc != KHOST__OK) return khost__errorf(err, rc, "JSON report %s: out of memory", w->file.path);
+  return w->file.stream ? KHOST__OK : write_row(w, row_at, err);
 }
 
-void khost__json_set_info(khost__json_writer *w, const khost__run_info *info)
+int khost__json_set_info(khost__json_writer *w, const khost__run_info *info, khost__err *err)
 {
+  split_document d;
   w->info = *info;
+  if (w->file.stream) return KHOST__OK;
+  int rc = split(w, &d, err);
+  if (rc != KHOST__OK) return rc;
+  int same = d.head.iov_len == w->head_size && memcmp(d.head.iov_base, w->head, w->head_size) == 0;
+  free(d.text);
+  /* The head comes before the rows: a new one means the whole document again. */
+  return same ? KHOST__OK : write_document(w, err);
 }
 
 int khost__json_end(khost__json_writer *w, int finished, khost__err *err)
 {
   w->finished = finished;
   /* A file already holds the unfinished document, as of its last row. */
-  return finished || w->stream ? write_document(w, err) : KHOST__OK;
+  return finished || w->file.stream ? write_document(w, err) : KHOST__OK;
 }
 
 void khost__json_free(khost__json_writer *w)
 {
   if (!w) return;
+  khost__report_file_close(&w->file);
+  khost__summary_builder_free(&w->summary);
   free(w->rows);
-  free(w->tmp_path);
-  free(w->path);
+  free(w->head);
   free(w);
 }

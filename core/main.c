@@ -18,15 +18,17 @@
 #include "standard_fds.h"
 #include "start_folder.h"
 #include "table.h"
+#include "text.h"
 
 /* Everything one run reports into; rows accumulate for the closing table. */
 typedef struct reports {
   khost__run_info info;
-  khost__json_writer *json;
-  FILE *csv;
+  khost__json_writer *json; /* NULL also once it could not be written */
+  khost__csv_writer *csv;   /* likewise */
   khost__row *rows;
   int nrows;
-  int undumped; /* rows whose --dump files are incomplete */
+  int undumped;       /* rows whose --dump files are incomplete */
+  int failed_reports; /* reports that could not be written in full */
 } reports;
 
 static void read_cpu_model(char *buf, size_t n)
@@ -55,6 +57,7 @@ static void describe_run(khost__run_info *info, const khost__options *o, const c
   snprintf(info->command, sizeof info->command, "%s", o->command_line);
   time_t now = time(NULL);
   strftime(info->date, sizeof info->date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+  khost__text_clean_run_info(info);
 }
 
 static void describe_device(khost__run_info *info, const khost__device_info *d)
@@ -68,37 +71,74 @@ static void describe_device(khost__run_info *info, const khost__device_info *d)
   info->empty_call_s = d->empty_call_s;
   info->cuda_driver = d->driver_version;
   info->cuda_runtime = d->runtime_version;
+  khost__text_clean_run_info(info);
+}
+
+/* A report that could not be written stays as last written; the run goes on
+ * without it, for the table and the other report, and exits 1. */
+static void drop_report(reports *r, const khost__err *err)
+{
+  fprintf(stderr, "khost: %s; the run goes on without this report\n", err->msg);
+  r->failed_reports++;
+}
+
+static void write_json(reports *r, const khost__row *rows, int n, int info_changed)
+{
+  khost__err err;
+  int rc = info_changed ? khost__json_set_info(r->json, &r->info, &err) : KHOST__OK;
+  for (int i = 0; i < n && rc == KHOST__OK; i++) rc = khost__json_append(r->json, &rows[i], &err);
+  if (rc == KHOST__OK) return;
+  drop_report(r, &err);
+  khost__json_free(r->json);
+  r->json = NULL;
+}
+
+static void write_csv(reports *r, const khost__row *rows, int n)
+{
+  khost__err err;
+  int rc = KHOST__OK;
+  for (int i = 0; i < n && rc == KHOST__OK; i++) rc = khost__csv_append(r->csv, &rows[i], &err);
+  if (rc == KHOST__OK) return;
+  drop_report(r, &err);
+  khost__csv_free(r->csv);
+  r->csv = NULL;
+}
+
+/* Keeps a copy of the case's rows, with their text made safe for every report once. */
+static int keep_rows(reports *r, const khost__row *rows, int n, khost__err *err)
+{
+  khost__row *grown = realloc(r->rows, (size_t)(r->nrows + n) * sizeof *grown);
+  if (!grown) return khost__errorf(err, KHOST__E_NOMEM, "out of memory keeping results");
+  r->rows = grown;
+  memcpy(r->rows + r->nrows, rows, (size_t)n * sizeof *rows);
+  for (int i = r->nrows; i < r->nrows + n; i++) {
+    khost__text_clean_row(&r->rows[i]);
+    r->undumped += r->rows[i].measured.dump_incomplete;
+  }
+  r->nrows += n;
+  return KHOST__OK;
 }
 
 static int case_done(void *ctx, const khost__row *rows, int n, const khost__device_info *device,
                      khost__err *err)
 {
   reports *r = ctx;
-  if (device) describe_device(&r->info, device);
-  if (device && r->json) khost__json_set_info(r->json, &r->info);
-  if (n == 0) return KHOST__OK; /* nothing to keep: realloc(p, 0) would free p */
-  khost__row *grown = realloc(r->rows, (size_t)(r->nrows + n) * sizeof *grown);
-  if (!grown) return khost__errorf(err, KHOST__E_NOMEM, "out of memory keeping results");
-  r->rows = grown;
-  /* Every row is kept before any is written: a report that fails mid-case must
-   * not take the case's later rows out of the closing table. */
-  memcpy(r->rows + r->nrows, rows, (size_t)n * sizeof *rows);
-  r->nrows += n;
   int rc = KHOST__OK;
-  for (int i = 0; i < n; i++) r->undumped += rows[i].measured.dump_incomplete;
-  for (int i = 0; i < n && rc == KHOST__OK; i++) {
-    if (r->json) rc = khost__json_append(r->json, &rows[i], err);
-    if (rc == KHOST__OK && r->csv) rc = khost__csv_write_row(r->csv, &rows[i], err);
-  }
-  fprintf(stderr, "khost: %s done\n", rows[0].id.case_name);
-  return rc;
+  if (device) describe_device(&r->info, device);
+  /* With no row there is nothing to keep, and realloc(p, 0) would free p. */
+  if (n > 0 && (rc = keep_rows(r, rows, n, err)) != KHOST__OK) return rc;
+  const khost__row *kept = n > 0 ? r->rows + r->nrows - n : NULL;
+  if (r->json) write_json(r, kept, n, device != NULL);
+  if (r->csv) write_csv(r, kept, n);
+  if (n > 0) fprintf(stderr, "khost: %s done\n", kept[0].id.case_name);
+  return KHOST__OK;
 }
 
 static int open_reports(reports *r, const khost__options *o, khost__err *err)
 {
   int rc = KHOST__OK;
-  if (o->json) rc = khost__json_open(o->json, &r->info, &r->json, err);
-  if (rc == KHOST__OK && o->csv) rc = khost__csv_open(o->csv, &r->csv, err);
+  if (o->json) rc = khost__json_open(o->json, &r->info, o->report_mode, &r->json, err);
+  if (rc == KHOST__OK && o->csv) rc = khost__csv_open(o->csv, o->report_mode, &r->csv, err);
   /* Before any case runs, a report path that cannot be written is a bad flag
    * value (exit 2), as an unusable --dump folder is; later write failures stay
    * I/O errors. */
@@ -109,7 +149,7 @@ static int close_reports(reports *r, const khost__options *o, int finished, khos
 {
   int rc = KHOST__OK;
   /* Rows already finished are printed even when the run stopped early (a
-   * report that could not be written, a failed fork): they cost GPU time. */
+   * worker that could not be started): they cost GPU time. */
   if (finished || r->nrows > 0)
     rc = khost__table_print(khost__standard_output(), &r->info, r->rows, r->nrows,
                             o->baseline ? o->baseline : o->reference, err);
@@ -122,8 +162,9 @@ static int close_reports(reports *r, const khost__options *o, int finished, khos
   if (r->json && khost__json_end(r->json, finished, &json_err) != KHOST__OK && rc == KHOST__OK)
     *err = json_err, rc = KHOST__E_IO;
   khost__json_free(r->json);
-  if (r->csv && khost__csv_close(r->csv, &csv_err) != KHOST__OK && rc == KHOST__OK)
+  if (r->csv && khost__csv_end(r->csv, finished, &csv_err) != KHOST__OK && rc == KHOST__OK)
     *err = csv_err, rc = KHOST__E_IO;
+  khost__csv_free(r->csv);
   free(r->rows);
   return rc;
 }
@@ -158,7 +199,10 @@ out_reports:;
   if (rc == KHOST__OK && r.undumped)
     fprintf(stderr, "khost: --dump: %d row(s) lack some of their files (see the messages above)\n",
             r.undumped);
-  failed |= r.undumped > 0;
+  if (rc == KHOST__OK && r.failed_reports)
+    fprintf(stderr, "khost: %d report(s) could not be written in full (see the messages above)\n",
+            r.failed_reports);
+  failed |= r.undumped > 0 || r.failed_reports > 0;
 out:
   khost__suite_free(&suite);
   if (rc != KHOST__OK) return rc == KHOST__E_CONFIG ? KHOST__EXIT_USAGE : KHOST__EXIT_FAILED;

@@ -3,6 +3,8 @@
 #ifndef KHOST_OPTIONS_H
 #define KHOST_OPTIONS_H
 
+#include <sys/types.h>
+
 #define KHOST__MAX_PATHS 32
 
 typedef struct khost__options {
@@ -29,6 +31,7 @@ typedef struct khost__options {
   double warmup_s, min_time_s, max_noise_pct, max_time_s, timeout_s;
   double throttle_pct;      /* --throttle: samples under this % of the rated SM clock are discarded */
   const char *command_line; /* for reports; static buffer owned by cli.c */
+  mode_t report_mode;       /* a new report file's: 0666 less the umask khost started with */
 } khost__options;
 
 #endif

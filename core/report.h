@@ -1,11 +1,12 @@
 /* What every reporter (table, JSON, CSV) shares: the description of the run and
- * machine printed above the rows, the summary computed from the rows, and the
- * rendering of durations. Implemented in result.c, next to the row it reads. */
+ * machine printed above the rows, the summary computed from the rows (summary.c),
+ * and the rendering of durations (result.c, next to the row it reads). */
 #ifndef KHOST_REPORT_H
 #define KHOST_REPORT_H
 
 #include <stddef.h>
 
+#include "error.h"
 #include "result.h"
 
 /* The run and the machine it ran on. Plain value owned by the caller; empty
@@ -47,10 +48,29 @@ typedef struct khost__summary {
   int rows_omitted; /* rows of backends beyond the first KHOST__SUMMARY_MAX_BACKENDS: in by_status only */
 } khost__summary;
 
-/* Fills out from rows (borrowed). Cases are told apart by case_name, so rows of
- * one case need not be adjacent. A speedup counts only on a PASS row: a fast
- * wrong answer is no speedup. */
-void khost__summarize(const khost__row *rows, int nrows, khost__summary *out);
+/* A summary built one row at a time, for a report that grows row by row and must
+ * not go over every row again for each new one. Owned by the caller: init, add,
+ * free. */
+typedef struct khost__summary_builder {
+  khost__summary summary; /* the totals of the rows added so far */
+  double log_speedup_sum[KHOST__SUMMARY_MAX_BACKENDS];
+  struct khost__case_best *cases; /* each case's fastest timed PASS row so far, by case name */
+  size_t ncases, capacity;
+} khost__summary_builder;
+
+void khost__summary_builder_init(khost__summary_builder *b);
+
+/* Adds row (borrowed) to b->summary, at a cost that does not grow with the rows
+ * added before. Cases are told apart by case_name, so rows of one case need not
+ * be adjacent. A speedup counts only on a PASS row: a fast wrong answer is no
+ * speedup. KHOST__E_NOMEM leaves b as it was. */
+int khost__summary_builder_add(khost__summary_builder *b, const khost__row *row);
+
+void khost__summary_builder_free(khost__summary_builder *b);
+
+/* Fills out from rows (borrowed), as adding each to a builder does: 0, or
+ * KHOST__E_NOMEM. */
+int khost__summarize(const khost__row *rows, int nrows, khost__summary *out);
 
 /* 1 when no row before rows[i] belongs to its case: the row that opens the case. */
 int khost__row_opens_case(const khost__row *rows, int i);

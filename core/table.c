@@ -305,7 +305,8 @@ int khost__table_print(FILE *out, const khost__run_info *info, const khost__row 
   plan_rows(&t, info, rows, nrows);
   for (int i = 0; i < nrows; i++)
     if (khost__row_opens_case(rows, i)) print_case(out, &t, rows, nrows, i, info ? info->empty_call_s : 0);
-  khost__summarize(rows, nrows, &summary);
+  if (khost__summarize(rows, nrows, &summary) != KHOST__OK)
+    return khost__errorf(err, KHOST__E_NOMEM, "out of memory summarising the results");
   print_summary(out, &summary);
   if (fflush(out) != 0 || ferror(out))
     return khost__errorf(err, KHOST__E_IO, "could not write the result table");

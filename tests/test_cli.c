@@ -1,6 +1,7 @@
 /* Command-line parsing: defaults, every flag, and every kind of bad value. */
 #include <criterion/criterion.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "list.h"
@@ -54,7 +55,6 @@ Test(cli, every_flag_is_applied)
                         "/d2",
                         "--plugin",
                         "/p.so",
-                        "--list",
                         "--strict",
                         "--json",
                         "r.json",
@@ -101,7 +101,7 @@ Test(cli, every_flag_is_applied)
   cr_expect_str_eq(o.plugin_dirs[1], "/d2");
   cr_expect_eq(o.nplugin_files, 1);
   cr_expect_str_eq(o.plugin_files[0], "/p.so");
-  cr_expect(o.list && o.strict && o.hot && o.no_isolate && o.help && o.version && o.no_blocking_kernel);
+  cr_expect(o.strict && o.hot && o.no_isolate && o.help && o.version && o.no_blocking_kernel);
   cr_expect_str_eq(o.json, "r.json");
   cr_expect_str_eq(o.csv, "r.csv");
   cr_expect_str_eq(o.dump, "dumps");
@@ -117,6 +117,24 @@ Test(cli, every_flag_is_applied)
   cr_expect_float_eq(o.throttle_pct, 0, 1e-12);
   cr_expect_eq(o.trials, 5);
   cr_expect(strstr(o.command_line, "--graph 20"));
+  /* Apart: --list runs nothing, so it takes no report or dump (flags_that_cannot_work_together...). */
+  const char *list[] = {"khost", "--list"};
+  cr_assert_eq(parse(&o, &err, 2, list), KHOST__OK, "%s", err.msg);
+  cr_expect(o.list);
+}
+
+/* A new report's mode comes from the umask khost starts with: a plugin loaded
+ * later may change the umask. */
+Test(cli, a_report_gets_the_mode_of_the_umask_at_the_start)
+{
+  khost__options o;
+  khost__err err;
+  const char *argv[] = {"khost"};
+  mode_t before = umask(027);
+  cr_assert_eq(parse(&o, &err, 1, argv), KHOST__OK, "%s", err.msg);
+  umask(0777);
+  cr_expect_eq(o.report_mode, 0640, "mode %o", (unsigned)o.report_mode);
+  cr_expect_eq(umask(before), 0777, "the umask is left as it was");
 }
 
 typedef struct bad_case {
@@ -188,8 +206,15 @@ Test(cli, flags_that_cannot_work_together_are_refused)
       /* The warm-up sends no sign of life, so the worker would be killed as hung. */
       {{"khost", "--warmup", "60"}, "--warmup 60 s must be shorter than --timeout 60 s"},
       {{"khost", "--warmup", "2", "--timeout", "1.5"}, "--warmup 2 s must be shorter than --timeout 1.5 s"},
-      /* One report would replace the other. */
+      /* One report would replace the other: as files, whatever the spelling. */
       {{"khost", "--json", "out", "--csv", "out"}, "--json and --csv name the same file 'out'"},
+      {{"khost", "--json", "out", "--csv", "./out"}, "--json and --csv name the same file 'out'"},
+      {{"khost", "--dump", "./out", "--json", "out"}, "--json and --dump name the same file 'out'"},
+      {{"khost", "--csv", "out", "--dump", "out/"}, "--csv and --dump name the same file 'out'"},
+      /* --list runs nothing: there would be nothing to write. */
+      {{"khost", "--list", "--json", "out"}, "--list runs no case: --json has nothing to write"},
+      {{"khost", "--csv", "out", "--list"}, "--list runs no case: --csv has nothing to write"},
+      {{"khost", "--list", "--dump", "out"}, "--list runs no case: --dump has nothing to write"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     khost__options o;

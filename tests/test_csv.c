@@ -1,5 +1,6 @@
 /* Tests for core/csv.c: RFC 4180 quoting, one field per header column, empty
- * fields for values a row does not have, and reported write failures. */
+ * fields for values a row does not have, the finished column, and reported
+ * write failures. */
 #include <criterion/criterion.h>
 
 #include <math.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include "csv.h"
+#include "support/scratch_dir.h"
 #include "support/start_elsewhere.h"
 
 #define MAX_FIELDS 64
@@ -71,7 +73,7 @@ static char *render(const khost__row *row)
   FILE *f = open_memstream(&text, &size);
   cr_assert_not_null(f);
   cr_assert_eq(khost__csv_write_header(f, &err), KHOST__OK, "%s", err.msg);
-  cr_assert_eq(khost__csv_write_row(f, row, &err), KHOST__OK, "%s", err.msg);
+  cr_assert_eq(khost__csv_write_row(f, row, 0, &err), KHOST__OK, "%s", err.msg);
   fclose(f);
   return text;
 }
@@ -130,7 +132,7 @@ Test(csv, header_names_every_field)
       "case,op,params,backend,device,status,message,atol,rtol,count,mismatches,unwritten,"
       "max_abs,max_rel,mean_abs,samples,median_s,mean_s,min_s,max_s,stddev_s,noise_pct,flops,"
       "bytes,gbps,tflops,peak_fraction,speedup,is_baseline,variant,sm_mhz,throttled,"
-      "sm_mhz_min\n";
+      "sm_mhz_min,finished\n";
   cr_expect_eq(strncmp(text, header, strlen(header)), 0, "%s", text);
   struct {
     const char *column, *value;
@@ -151,6 +153,7 @@ Test(csv, header_names_every_field)
       {"sm_mhz", "1755"},
       {"throttled", "2"},
       {"sm_mhz_min", "1740"},
+      {"finished", "0"},
   };
   for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++) {
     char value[600];
@@ -195,50 +198,94 @@ Test(csv, a_single_sample_has_no_stddev_or_noise)
   free(text);
 }
 
-Test(csv, open_write_and_close_a_file)
+static char path[128];
+
+static void make_dir(void)
 {
-  char dir[] = "/tmp/khost-csv-XXXXXX", path[64], line[1024];
-  FILE *f = NULL;
-  khost__err err = {{0}};
-  khost__row row = sample_row();
-  cr_assert_not_null(mkdtemp(dir));
-  snprintf(path, sizeof path, "%s/rows.csv", dir);
-  cr_assert_eq(khost__csv_open(path, &f, &err), KHOST__OK, "%s", err.msg);
-  cr_assert_eq(khost__csv_write_row(f, &row, &err), KHOST__OK, "%s", err.msg);
-  FILE *in = fopen(path, "r"); /* flushed after each row: readable before close */
-  int lines = 0;
-  while (fgets(line, sizeof line, in)) lines++;
-  fclose(in);
-  cr_expect_eq(lines, 2);
-  cr_expect_eq(khost__csv_close(f, &err), KHOST__OK, "%s", err.msg);
-  unlink(path);
-  rmdir(dir);
+  scratch_dir_make();
+  scratch_dir_path(path, sizeof path, "rows.csv");
 }
 
-Test(csv, a_relative_path_is_created_in_the_start_folder)
+/* The lines of the file at path, and the last field of line i (0 the header) in last. */
+static int read_lines(char last[][16], int max)
 {
-  char dir[] = "/tmp/khost-csv-XXXXXX", path[64];
-  FILE *f = NULL;
+  char line[2048];
+  int n = 0;
+  FILE *in = fopen(path, "r");
+  cr_assert_not_null(in);
+  while (fgets(line, sizeof line, in) && n < max) {
+    line[strcspn(line, "\n")] = '\0';
+    const char *comma = strrchr(line, ',');
+    snprintf(last[n++], sizeof last[0], "%.15s", comma ? comma + 1 : line);
+  }
+  fclose(in);
+  return n;
+}
+
+static khost__csv_writer *open_with_rows(int nrows)
+{
+  khost__csv_writer *w = NULL;
   khost__err err = {{0}};
-  cr_assert_not_null(mkdtemp(dir));
-  start_elsewhere(dir);
-  cr_assert_eq(khost__csv_open("rows.csv", &f, &err), KHOST__OK, "%s", err.msg);
-  cr_expect_eq(khost__csv_close(f, &err), KHOST__OK, "%s", err.msg);
-  snprintf(path, sizeof path, "%s/rows.csv", dir);
+  khost__row row = sample_row();
+  cr_assert_eq(khost__csv_open(path, 0644, &w, &err), KHOST__OK, "%s", err.msg);
+  for (int i = 0; i < nrows; i++) cr_assert_eq(khost__csv_append(w, &row, &err), KHOST__OK, "%s", err.msg);
+  return w;
+}
+
+Test(csv, a_file_gets_each_row_as_it_comes, .init = make_dir, .fini = scratch_dir_remove)
+{
+  char last[8][16];
+  khost__csv_writer *w = open_with_rows(1);
+  cr_expect_eq(read_lines(last, 8), 2, "header and row, before the end");
+  cr_expect_str_eq(last[0], "finished");
+  cr_expect_str_eq(last[1], "0");
+  khost__csv_free(w);
+}
+
+/* A reader tells a complete report by its finished column: 0 on every line
+ * while the run goes on and when it stopped early, 1 once it ran every case. */
+Test(csv, finished_is_1_on_every_row_once_the_run_completed_else_0, .init = make_dir,
+     .fini = scratch_dir_remove)
+{
+  for (int finished = 0; finished <= 1; finished++) {
+    char last[8][16], want[2] = {(char)('0' + finished), '\0'};
+    khost__err err = {{0}};
+    khost__csv_writer *w = open_with_rows(3);
+    cr_assert_eq(khost__csv_end(w, finished, &err), KHOST__OK, "%s", err.msg);
+    khost__csv_free(w);
+    cr_assert_eq(read_lines(last, 8), 4);
+    for (int i = 1; i < 4; i++) cr_expect_str_eq(last[i], want, "row %d", i);
+  }
+}
+
+Test(csv, a_relative_path_is_created_in_the_start_folder, .init = make_dir, .fini = scratch_dir_remove)
+{
+  khost__csv_writer *w = NULL;
+  khost__err err = {{0}};
+  start_elsewhere(scratch_dir);
+  cr_assert_eq(khost__csv_open("rows.csv", 0644, &w, &err), KHOST__OK, "%s", err.msg);
+  cr_expect_eq(khost__csv_end(w, 1, &err), KHOST__OK, "%s", err.msg);
+  khost__csv_free(w);
   cr_expect_eq(access(path, F_OK), 0, "no %s", path);
-  unlink(path);
-  rmdir(dir);
 }
 
 Test(csv, unwritable_path_and_full_disk_are_errors)
 {
-  FILE *f = NULL;
+  khost__csv_writer *w = NULL;
   khost__err err = {{0}};
   khost__row row = sample_row();
-  cr_expect_eq(khost__csv_open("/nonexistent-dir/rows.csv", &f, &err), KHOST__E_IO);
+  cr_expect_eq(khost__csv_open("/nonexistent-dir/rows.csv", 0644, &w, &err), KHOST__E_IO);
   cr_expect_not_null(strstr(err.msg, "/nonexistent-dir/rows.csv"), "%s", err.msg);
-  f = fopen("/dev/full", "w");
+  FILE *f = fopen("/dev/full", "w");
   if (!f) cr_skip_test("/dev/full is not available");
-  cr_expect_eq(khost__csv_write_row(f, &row, &err), KHOST__E_IO);
+  cr_expect_eq(khost__csv_write_row(f, &row, 0, &err), KHOST__E_IO);
   fclose(f);
+}
+
+Test(csv, a_folder_is_refused, .init = make_dir, .fini = scratch_dir_remove)
+{
+  khost__csv_writer *w = NULL;
+  khost__err err = {{0}};
+  cr_expect_eq(khost__csv_open(scratch_dir, 0644, &w, &err), KHOST__E_CONFIG);
+  cr_expect_not_null(strstr(err.msg, "is a folder"), "%s", err.msg);
 }

@@ -1,40 +1,35 @@
 /* Tests for core/json.c: every field round-trips through jansson, the file is a
- * valid document after every row (a cut run keeps what it finished), numbers
- * JSON cannot hold become null, and failures to write are reported. */
+ * valid document after every row (a cut run keeps what it finished), a row is
+ * written in place without the rows before it, the finished document is exactly
+ * as jansson writes it, numbers JSON cannot hold become null, and failures to
+ * write are reported. */
 #include <criterion/criterion.h>
 
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "json.h"
+#include "support/scratch_dir.h"
 #include "support/start_elsewhere.h"
 
-static char dir[64];
 static char path[128];
 
 static void make_dir(void)
 {
-  snprintf(dir, sizeof dir, "/tmp/khost-json-XXXXXX");
-  cr_assert_not_null(mkdtemp(dir));
-  snprintf(path, sizeof path, "%s/report.json", dir);
+  scratch_dir_make();
+  scratch_dir_path(path, sizeof path, "report.json");
 }
 
-static void remove_dir(void)
-{
-  char tmp[160];
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  unlink(tmp);
-  unlink(path);
-  rmdir(dir);
-}
-
-TestSuite(json, .init = make_dir, .fini = remove_dir);
+TestSuite(json, .init = make_dir, .fini = scratch_dir_remove);
 
 static khost__run_info sample_info(void)
 {
@@ -110,7 +105,7 @@ static khost__json_writer *open_ok(void)
   khost__run_info info = sample_info();
   khost__json_writer *w = NULL;
   khost__err err = {{0}};
-  cr_assert_eq(khost__json_open(path, &info, &w, &err), KHOST__OK, "%s", err.msg);
+  cr_assert_eq(khost__json_open(path, &info, 0644, &w, &err), KHOST__OK, "%s", err.msg);
   return w;
 }
 
@@ -351,17 +346,18 @@ Test(json, a_single_sample_has_null_stddev_and_noise)
   khost__json_free(w);
 }
 
-/* Messages may quote a plugin's bytes; invalid UTF-8 must not break the document. */
-Test(json, invalid_utf8_text_stays_valid)
+/* A row crosses a pipe as bytes: a text field filled to its end has no NUL, and
+ * is read no further. (Invalid UTF-8 never reaches the writer: test_text.c.) */
+Test(json, a_text_field_without_its_nul_is_cut_at_its_size)
 {
   khost__json_writer *w = open_ok();
   khost__row row = sample_row("bytes", KHOST__ROW_ERROR, 0, 0);
-  snprintf(row.measured.message, sizeof row.measured.message, "bad \xff\xfe byte");
+  snprintf(row.measured.message, sizeof row.measured.message, "line one\nline two");
   memset(row.id.device, 'x', sizeof row.id.device); /* no terminating NUL */
   append_ok(w, &row);
   json_t *doc = load();
   json_t *r = json_array_get(field(doc, "rows"), 0);
-  cr_expect_str_eq(json_string_value(field(r, "message")), "bad ?? byte");
+  cr_expect_str_eq(json_string_value(field(r, "message")), "line one\nline two");
   cr_expect_str_eq(json_string_value(field(r, "device")), "xxxxxxxx");
   json_decref(doc);
   khost__json_free(w);
@@ -383,14 +379,14 @@ static pid_t drain_fifo(const char *fifo, const char *copy)
 Test(json, a_pipe_gets_one_document_at_the_end_and_stays_a_pipe, .timeout = 20)
 {
   char fifo[160], copy[160];
-  snprintf(fifo, sizeof fifo, "%s/pipe.json", dir);
-  snprintf(copy, sizeof copy, "%s/copy.json", dir);
+  scratch_dir_path(fifo, sizeof fifo, "pipe.json");
+  scratch_dir_path(copy, sizeof copy, "copy.json");
   cr_assert_eq(mkfifo(fifo, 0600), 0);
   pid_t reader = drain_fifo(fifo, copy);
   khost__run_info info = sample_info();
   khost__json_writer *w = NULL;
   khost__err err = {{0}};
-  cr_assert_eq(khost__json_open(fifo, &info, &w, &err), KHOST__OK, "%s", err.msg);
+  cr_assert_eq(khost__json_open(fifo, &info, 0644, &w, &err), KHOST__OK, "%s", err.msg);
   khost__row a = sample_row("reference", KHOST__ROW_PASS, 8e-3, 1);
   cr_assert_eq(khost__json_append(w, &a, &err), KHOST__OK, "%s", err.msg);
   cr_assert_eq(khost__json_append(w, &a, &err), KHOST__OK, "%s", err.msg);
@@ -416,7 +412,7 @@ Test(json, unwritable_path_is_an_error)
   khost__run_info info = sample_info();
   khost__json_writer *w = NULL;
   khost__err err = {{0}};
-  cr_expect_eq(khost__json_open("/nonexistent-dir/report.json", &info, &w, &err), KHOST__E_IO);
+  cr_expect_eq(khost__json_open("/nonexistent-dir/report.json", &info, 0644, &w, &err), KHOST__E_IO);
   cr_expect_null(w);
   cr_expect_not_null(strstr(err.msg, "/nonexistent-dir/report.json"), "%s", err.msg);
 }
@@ -428,8 +424,8 @@ Test(json, a_relative_path_stays_in_the_start_folder_and_is_named_as_given)
   khost__run_info info = sample_info();
   khost__json_writer *w = NULL;
   khost__err err = {{0}};
-  start_elsewhere(dir);
-  cr_assert_eq(khost__json_open("report.json", &info, &w, &err), KHOST__OK, "%s", err.msg);
+  start_elsewhere(scratch_dir);
+  cr_assert_eq(khost__json_open("report.json", &info, 0644, &w, &err), KHOST__OK, "%s", err.msg);
   khost__row row = sample_row("reference", KHOST__ROW_PASS, 8e-3, 1);
   append_ok(w, &row);
   cr_assert_eq(khost__json_end(w, 1, &err), KHOST__OK, "%s", err.msg);
@@ -439,25 +435,220 @@ Test(json, a_relative_path_stays_in_the_start_folder_and_is_named_as_given)
   cr_expect_eq(json_array_size(field(doc, "rows")), 1);
   json_decref(doc);
   w = NULL;
-  cr_expect_eq(khost__json_open("no-such-folder/report.json", &info, &w, &err), KHOST__E_IO);
+  cr_expect_eq(khost__json_open("no-such-folder/report.json", &info, 0644, &w, &err), KHOST__E_IO);
   cr_expect_str_eq(err.msg,
-                   "JSON report: cannot create no-such-folder/report.json.tmp: No such file or directory");
+                   "JSON report: cannot create no-such-folder/report.json: No such file or directory");
 }
 
-Test(json, failed_rewrite_keeps_the_last_document)
+/* A write that fails (here the file size limit, as a full disk would) leaves the
+ * document as it was, rows before included, and says why. */
+Test(json, a_failed_write_keeps_the_last_document)
 {
   khost__json_writer *w = open_ok();
   khost__row a = sample_row("reference", KHOST__ROW_PASS, 8e-3, 1);
   khost__err err = {{0}};
   append_ok(w, &a);
-  char tmp[160];
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  cr_assert_eq(mkdir(tmp, 0700), 0); /* the temporary path cannot be opened as a file */
+  struct stat st;
+  cr_assert_eq(stat(path, &st), 0);
+  signal(SIGXFSZ, SIG_IGN); /* the write fails with EFBIG instead of ending the process */
+  struct rlimit limit = {(rlim_t)st.st_size + 100, (rlim_t)st.st_size + 100};
+  cr_assert_eq(setrlimit(RLIMIT_FSIZE, &limit), 0);
   cr_expect_eq(khost__json_append(w, &a, &err), KHOST__E_IO);
-  cr_expect_not_null(strstr(err.msg, ".tmp"), "%s", err.msg);
-  rmdir(tmp);
+  cr_expect_not_null(strstr(err.msg, "File too large"), "%s", err.msg);
+  cr_expect_not_null(strstr(err.msg, path), "%s", err.msg);
   json_t *doc = load();
   cr_expect_eq(json_array_size(field(doc, "rows")), 1);
+  cr_expect_eq(json_integer_value(field(doc, "summary.rows")), 1);
   json_decref(doc);
+  cr_assert_eq(stat(path, &st), 0);
+  cr_expect_leq(st.st_size, limit.rlim_cur, "the part written past the old end is taken back");
+  khost__json_free(w);
+}
+
+/* The bytes before the new row's place are not written again: a row costs its
+ * own size, not the report's. A tab put into the head's and the first row's
+ * indentation (still the same document) survives the next row. */
+Test(json, a_row_is_written_in_place_after_the_rows_before_it)
+{
+  khost__json_writer *w = open_ok();
+  khost__row a = sample_row("reference", KHOST__ROW_PASS, 8e-3, 1);
+  khost__row b = sample_row("cute", KHOST__ROW_PASS, 2e-3, 4);
+  append_ok(w, &a);
+  struct stat before, after;
+  cr_assert_eq(stat(path, &before), 0);
+  char *text = calloc(1, (size_t)before.st_size + 1);
+  FILE *f = fopen(path, "r+");
+  cr_assert(f && text && fread(text, 1, (size_t)before.st_size, f) == (size_t)before.st_size);
+  const char *marks[] = {"\n  \"schema_version\"", "\n      \"case\""};
+  for (size_t i = 0; i < sizeof marks / sizeof marks[0]; i++) {
+    const char *at = strstr(text, marks[i]);
+    cr_assert_not_null(at, "no %s in:\n%s", marks[i], text);
+    cr_assert_eq(fseek(f, at - text + 1, SEEK_SET), 0);
+    cr_assert_eq(fputc('\t', f), '\t');
+  }
+  cr_assert_eq(fclose(f), 0);
+  append_ok(w, &b);
+  char *now = calloc(1, (size_t)before.st_size + 4096);
+  f = fopen(path, "r");
+  cr_assert(f && now);
+  cr_assert_gt(fread(now, 1, (size_t)before.st_size + 4095, f), 0);
+  fclose(f);
+  cr_expect_not_null(strstr(now, "\n\t \"schema_version\""), "the head was written again:\n%s", now);
+  cr_expect_not_null(strstr(now, "\n\t     \"case\""), "the first row was written again:\n%s", now);
+  cr_assert_eq(stat(path, &after), 0);
+  cr_expect_eq(after.st_ino, before.st_ino, "the same file, not a new one renamed over it");
+  json_t *doc = load();
+  cr_expect_eq(json_array_size(field(doc, "rows")), 2);
+  cr_expect_eq(json_integer_value(field(doc, "summary.counts.PASS")), 2);
+  json_decref(doc);
+  free(text);
+  free(now);
+  khost__json_free(w);
+}
+
+/* The whole file, NUL-terminated (caller frees). */
+static char *read_all(const char *file)
+{
+  FILE *f = fopen(file, "r");
+  cr_assert_not_null(f, "%s: %s", file, strerror(errno));
+  char *text = calloc(1, 1 << 20);
+  cr_assert_not_null(text);
+  fread(text, 1, (1 << 20) - 1, f);
+  fclose(f);
+  return text;
+}
+
+/* jansson's own layout of the document at path, with the line end the writer adds. */
+static char *as_jansson_writes_it(void)
+{
+  json_t *doc = load();
+  char *text = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(15)), *line = NULL;
+  cr_assert(text && asprintf(&line, "%s\n", text) > 0);
+  free(text);
+  json_decref(doc);
+  return line;
+}
+
+/* After every row the file is the document so far, as jansson would write it
+ * (spaces after its end aside); the finished one is exactly jansson's. */
+Test(json, every_row_leaves_the_document_jansson_would_write)
+{
+  khost__json_writer *w = open_ok();
+  khost__err err = {{0}};
+  for (int i = 0; i < 40; i++) {
+    khost__row row = sample_row(i % 3 ? "cute" : "reference", i % 5 ? KHOST__ROW_PASS : KHOST__ROW_FAIL,
+                                1e-3 * (i + 1), i % 3 ? 1.0 + i : 1);
+    snprintf(row.id.case_name, sizeof row.id.case_name, "case_%d", i / 3);
+    snprintf(
+        row.measured.message, sizeof row.measured.message, "%.*s", i * 7 % 300,
+        "a message \"quoted\" and long, long, long, long, long, long, long, long, long, long, long, "
+        "long, long, long, long, long, long, long, long, long, long, long, long, long, long, long, long, "
+        "long, long, long, long, long, long, long, long, long, long, long, long, long, long, long, long");
+    append_ok(w, &row);
+    char *file = read_all(path), *expected = as_jansson_writes_it();
+    size_t n = strlen(expected);
+    cr_assert_eq(strncmp(file, expected, n), 0, "after row %d:\n%s\nexpected:\n%s", i, file, expected);
+    cr_assert_eq(strspn(file + n, " "), strlen(file + n), "after row %d, more than spaces follow", i);
+    free(file);
+    free(expected);
+  }
+  cr_assert_eq(khost__json_end(w, 1, &err), KHOST__OK, "%s", err.msg);
+  char *file = read_all(path), *expected = as_jansson_writes_it();
+  cr_expect_str_eq(file, expected);
+  json_t *doc = load();
+  cr_expect(json_is_true(field(doc, "finished")));
+  cr_expect_eq(json_array_size(field(doc, "rows")), 40);
+  json_decref(doc);
+  free(file);
+  free(expected);
+  khost__json_free(w);
+}
+
+/* The GPU is learnt after the first case: the run description, before the rows, changes. */
+Test(json, a_new_run_description_keeps_every_row)
+{
+  khost__json_writer *w = open_ok();
+  khost__row a = sample_row("reference", KHOST__ROW_PASS, 8e-3, 1);
+  khost__err err = {{0}};
+  append_ok(w, &a);
+  khost__run_info info = sample_info();
+  snprintf(info.device, sizeof info.device, "NVIDIA H200 (sm_90) with a longer name");
+  info.sm_clock_mhz = 1980;
+  cr_assert_eq(khost__json_set_info(w, &info, &err), KHOST__OK, "%s", err.msg);
+  append_ok(w, &a);
+  json_t *doc = load();
+  cr_expect_str_eq(json_string_value(field(doc, "run.device")), "NVIDIA H200 (sm_90) with a longer name");
+  cr_expect_eq(json_integer_value(field(doc, "run.sm_clock_mhz")), 1980);
+  cr_expect_eq(json_array_size(field(doc, "rows")), 2);
+  json_decref(doc);
+  khost__json_free(w);
+}
+
+/* No one else's file is ever written through: a link at the name the old
+ * writer used for its temporary file is left alone, and no temporary file stays. */
+Test(json, a_link_at_a_temporary_name_is_not_followed)
+{
+  char link[200], victim[200];
+  snprintf(link, sizeof link, "%s.tmp", path);
+  scratch_dir_path(victim, sizeof victim, "victim");
+  FILE *f = fopen(victim, "w");
+  cr_assert(f && fputs("keep me\n", f) >= 0 && fclose(f) == 0);
+  cr_assert_eq(symlink(victim, link), 0);
+  khost__json_writer *w = open_ok();
+  khost__row a = sample_row("reference", KHOST__ROW_PASS, 8e-3, 1);
+  khost__err err = {{0}};
+  append_ok(w, &a);
+  cr_assert_eq(khost__json_end(w, 1, &err), KHOST__OK, "%s", err.msg);
+  khost__json_free(w);
+  char *kept = read_all(victim);
+  cr_expect_str_eq(kept, "keep me\n");
+  free(kept);
+  cr_expect_eq(scratch_dir_others((const char *const[]){"report.json", "report.json.tmp", "victim", NULL}), 0,
+               "no temporary file stays");
+}
+
+Test(json, a_folder_is_refused)
+{
+  khost__run_info info = sample_info();
+  khost__json_writer *w = NULL;
+  khost__err err = {{0}};
+  cr_expect_eq(khost__json_open(scratch_dir, &info, 0644, &w, &err), KHOST__E_CONFIG);
+  cr_expect_null(w);
+  cr_expect_not_null(strstr(err.msg, "is a folder"), "%s", err.msg);
+}
+
+/* Another run (or anyone) that replaces the file takes it over: the writer
+ * says so rather than write rows nobody will read, and leaves the new file alone. */
+Test(json, a_report_replaced_by_another_program_is_not_written_to)
+{
+  khost__json_writer *w = open_ok();
+  khost__row a = sample_row("reference", KHOST__ROW_PASS, 8e-3, 1);
+  khost__err err = {{0}};
+  append_ok(w, &a);
+  char other[200];
+  scratch_dir_path(other, sizeof other, "other.json");
+  FILE *f = fopen(other, "w");
+  cr_assert(f && fputs("{\"other\": true}\n", f) >= 0 && fclose(f) == 0);
+  cr_assert_eq(rename(other, path), 0);
+  cr_expect_eq(khost__json_append(w, &a, &err), KHOST__E_IO);
+  cr_expect_not_null(strstr(err.msg, "removed or replaced"), "%s", err.msg);
+  cr_expect_eq(khost__json_end(w, 1, &err), KHOST__E_IO);
+  char *kept = read_all(path);
+  cr_expect_str_eq(kept, "{\"other\": true}\n");
+  free(kept);
+  khost__json_free(w);
+}
+
+/* The file gets the mode asked for, whatever the umask is now (a plugin may have set it). */
+Test(json, a_new_report_gets_the_mode_asked_for)
+{
+  umask(0777);
+  khost__run_info info = sample_info();
+  khost__json_writer *w = NULL;
+  khost__err err = {{0}};
+  cr_assert_eq(khost__json_open(path, &info, 0640, &w, &err), KHOST__OK, "%s", err.msg);
+  struct stat st;
+  cr_assert_eq(stat(path, &st), 0);
+  cr_expect_eq(st.st_mode & 0777, 0640, "mode %o", (unsigned)(st.st_mode & 0777));
   khost__json_free(w);
 }

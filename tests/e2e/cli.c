@@ -100,6 +100,9 @@ Test(cli, usage_errors_exit_2_with_a_message)
       {{"leftover"}, "unexpected argument 'leftover'"},
       {{"--suite"}, "missing value for '--suite'"},
       {{"--suite", "/"}, "/:1: cannot read: Is a directory"},
+      /* --list runs nothing: a report would stay empty. */
+      {{"--list", "--json", "r.json"}, "--list runs no case: --json has nothing to write"},
+      {{"--list", "--csv", "r.csv"}, "--list runs no case: --csv has nothing to write"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     const char *args[8] = {FAST};

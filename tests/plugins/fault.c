@@ -97,6 +97,15 @@ static unsigned char *cached;
 static size_t cached_bytes;
 #endif
 
+#ifdef FAULT_UMASK
+/* Loaded into khost's own process (its constructor runs at dlopen, selected or
+ * not), it sets a umask that would create every later file with no permission. */
+__attribute__((constructor)) static void deny_every_permission(void)
+{
+  umask(0777);
+}
+#endif
+
 #ifdef FAULT_SLOW
 /* Seconds on the monotonic clock. */
 static double now_s(void)
@@ -198,6 +207,11 @@ static int run_copy(const khost_input *in)
 #elif defined(FAULT_HANG)
   say_who_hangs();
   for (;;) pause();
+#elif defined(FAULT_HOSTILE_TEXT)
+  /* Bytes no report may print as they are: one that is not UTF-8, a terminal's
+   * escape sequences, a tab, a carriage return; and a line feed, which a message keeps. */
+  strncpy(in->error, "bad \xff byte, \x1b[31mred\x1b[0m,\ttab,\rreturn\nsecond line", in->error_size - 1);
+  return KHOST_STATUS_INTERNAL;
 #elif defined(FAULT_STATUS) || defined(FAULT_MUTATE_STATUS)
 #ifdef FAULT_MUTATE_STATUS
   /* Damages its input, then fails: the damage is its own, not the next backend's. */
@@ -227,11 +241,11 @@ static int run_copy(const khost_input *in)
 #ifdef FAULT_NO_WRITE
   return KHOST_STATUS_OK;
 #endif
-#ifdef FAULT_BLOCKS_REPORT
-  /* A correct kernel that, asked to by a test, puts a folder where the JSON report's
-   * temporary file goes: the case's report write then fails after its rows exist. */
-  const char *block = getenv("KHOST_TEST_BLOCK_PATH");
-  if (block) mkdir(block, 0700);
+#ifdef FAULT_REMOVES_REPORT
+  /* A correct kernel that, asked to by a test, removes the file at a path (a report,
+   * as another program might while khost runs): the case's report write then fails. */
+  const char *victim = getenv("KHOST_TEST_REMOVE_PATH");
+  if (victim) unlink(victim);
 #endif
 #ifdef FAULT_SKIP_LAST
   /* Right everywhere but the last element, which it never writes. */
@@ -353,6 +367,10 @@ static int describe_copy(const khost_input *in, char *buf, size_t size)
   (void)size;
   fill_error(in, "fault plugin cannot name its kernel on purpose");
   return KHOST_STATUS_INTERNAL;
+#elif defined(FAULT_HOSTILE_TEXT)
+  (void)in;
+  strncpy(buf, "bytewise\x1b]0;title\x07_transpose\n", size - 1);
+  return KHOST_STATUS_OK;
 #else
   (void)in;
   strncpy(buf, "bytewise_transpose", size - 1);
