@@ -49,12 +49,12 @@ static void xml_text(FILE *f, const char *s, size_t size, place where, int one_l
   for (size_t i = 0, len; i < n; i += len) {
     uint32_t cp = 0;
     len = khost__text_utf8_sequence((const unsigned char *)s + i, n - i, &cp);
-    if (len == 0) len = 1, cp = '?';
-    if (one_line && cp == '\n') break;
-    if (xml_char(cp))
+    if (one_line && len == 1 && cp == '\n') break;
+    if (len > 0 && xml_char(cp))
       xml_char_out(f, cp, s + i, len, where);
     else
       fputc('?', f);
+    if (len == 0) len = 1; /* a byte that is not UTF-8 */
   }
 }
 #define ATTRIBUTE(f, field) xml_text((f), (field), sizeof(field), IN_ATTRIBUTE, 0)

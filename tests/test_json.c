@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "json.h"
+#include "support/drain_fifo.h"
 #include "support/scratch_dir.h"
 #include "support/start_elsewhere.h"
 
@@ -361,19 +362,6 @@ Test(json, a_text_field_without_its_nul_is_cut_at_its_size)
   cr_expect_str_eq(json_string_value(field(r, "device")), "xxxxxxxx");
   json_decref(doc);
   khost__json_free(w);
-}
-
-/* A reader of the pipe at fifo copies what it gets into copy (a child process:
- * opening a pipe for writing waits for its reader). */
-static pid_t drain_fifo(const char *fifo, const char *copy)
-{
-  pid_t pid = fork();
-  cr_assert_neq(pid, -1);
-  if (pid > 0) return pid;
-  FILE *in = fopen(fifo, "r"), *out = fopen(copy, "w");
-  int c;
-  while (in && out && (c = fgetc(in)) != EOF) fputc(c, out);
-  _exit(in && out && fclose(out) == 0 ? 0 : 1);
 }
 
 Test(json, a_pipe_gets_one_document_at_the_end_and_stays_a_pipe, .timeout = 20)
