@@ -77,7 +77,7 @@ static const flag flags[] = {
     {{"csv", 1, 0, OPT_CSV}, "FILE", "write the results as CSV (a row at a time; a pipe gets it at the end)"},
     {{"junit", 1, 0, OPT_JUNIT},
      "FILE",
-     "write the results as JUnit XML, a test case per row, for CI (whole at the start and at the end)"},
+     "write the results as JUnit XML, a test case per row (for CI; whole at the start and the end)"},
     {{"dump", 1, 0, OPT_DUMP},
      "DIR",
      "write inputs, reference and backend outputs as .npy under DIR/<case>/"},

@@ -210,16 +210,15 @@ int khost__junit_open(const char *path, const khost__run_info *info, mode_t mode
                       khost__err *err)
 {
   khost__junit_writer *w = calloc(1, sizeof *w);
-  if (!w) return khost__errorf(err, KHOST__E_NOMEM, "JUnit report %s: out of memory", path);
-  w->file.fd = -1;
-  int rc = khost__report_file_open(&w->file, "JUnit report", path, mode, err);
+  int rc = w ? khost__report_file_open(&w->file, "JUnit report", path, mode, err)
+             : khost__errorf(err, KHOST__E_NOMEM, "JUnit report %s: out of memory", path);
+  /* A pipe or device gets its one document at the end. */
   if (rc == KHOST__OK && !w->file.stream) rc = publish(w, info, NULL, 0, 0, err);
-  if (rc != KHOST__OK) {
+  if (rc == KHOST__OK)
+    *out = w;
+  else
     khost__junit_free(w);
-    return rc;
-  }
-  *out = w;
-  return KHOST__OK;
+  return rc;
 }
 
 int khost__junit_end(khost__junit_writer *w, const khost__run_info *info, const khost__row *rows, int nrows,

@@ -366,33 +366,24 @@ Test(json, a_text_field_without_its_nul_is_cut_at_its_size)
 
 Test(json, a_pipe_gets_one_document_at_the_end_and_stays_a_pipe, .timeout = 20)
 {
-  char fifo[160], copy[160];
-  scratch_dir_path(fifo, sizeof fifo, "pipe.json");
-  scratch_dir_path(copy, sizeof copy, "copy.json");
-  cr_assert_eq(mkfifo(fifo, 0600), 0);
-  pid_t reader = drain_fifo(fifo, copy);
+  fifo_copy pipe;
+  fifo_copy_start(&pipe, scratch_dir, "pipe.json");
   khost__run_info info = sample_info();
   khost__json_writer *w = NULL;
   khost__err err = {{0}};
-  cr_assert_eq(khost__json_open(fifo, &info, 0644, &w, &err), KHOST__OK, "%s", err.msg);
+  cr_assert_eq(khost__json_open(pipe.fifo, &info, 0644, &w, &err), KHOST__OK, "%s", err.msg);
   khost__row a = sample_row("reference", KHOST__ROW_PASS, 8e-3, 1);
   cr_assert_eq(khost__json_append(w, &a, &err), KHOST__OK, "%s", err.msg);
   cr_assert_eq(khost__json_append(w, &a, &err), KHOST__OK, "%s", err.msg);
   cr_assert_eq(khost__json_end(w, 1, &err), KHOST__OK, "%s", err.msg);
   khost__json_free(w);
-  int status;
-  cr_assert_eq(waitpid(reader, &status, 0), reader);
-  cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the reader failed");
-  struct stat st;
-  cr_expect(stat(fifo, &st) == 0 && S_ISFIFO(st.st_mode), "the pipe was replaced");
+  fifo_copy_wait(&pipe);
   json_error_t error;
-  json_t *doc = json_load_file(copy, 0, &error); /* one document: a second would be trailing garbage */
-  cr_assert_not_null(doc, "%s: %s (line %d)", copy, error.text, error.line);
+  json_t *doc = json_load_file(pipe.copy, 0, &error); /* one document: a second would be trailing garbage */
+  cr_assert_not_null(doc, "%s: %s (line %d)", pipe.copy, error.text, error.line);
   cr_expect(json_is_true(field(doc, "finished")));
   cr_expect_eq(json_array_size(field(doc, "rows")), 2);
   json_decref(doc);
-  unlink(fifo);
-  unlink(copy);
 }
 
 Test(json, unwritable_path_is_an_error)

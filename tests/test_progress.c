@@ -33,31 +33,31 @@ static const char *format(const khost__progress_state *s, double now, int width)
   return buf;
 }
 
-/* Two cases took 20 s (a mean of 10); the third has run 4 s of its 10, and one follows it. */
+/* The counts and times of the line, with the estimate: the mean time of the
+ * finished cases times the cases after the current one, plus what the mean
+ * leaves of the current case. */
 Test(progress, the_estimate_is_the_mean_case_time_over_what_is_left)
 {
-  khost__progress_state s = state(4, 2, 20, 20);
-  cr_expect_str_eq(format(&s, 24, 200),
-                   "2/4 cases done, 0:24 elapsed, about 0:16 left | perf_large: cute (cuda) timing");
-}
-
-/* A case past the mean adds nothing of its own: the estimate never goes below the cases after it. */
-Test(progress, a_case_longer_than_the_mean_leaves_the_cases_after_it)
-{
-  khost__progress_state s = state(3, 1, 10, 10);
-  cr_expect_str_eq(format(&s, 30, 200),
-                   "1/3 cases done, 0:30 elapsed, about 0:10 left | perf_large: cute (cuda) timing");
-  s.done = 3;
-  s.finished_s = 30;
-  cr_expect_str_eq(format(&s, 30, 200),
-                   "3/3 cases done, 0:30 elapsed, about 0:00 left | perf_large: cute (cuda) timing");
-}
-
-Test(progress, no_estimate_before_a_case_has_finished_and_hours_when_long)
-{
-  khost__progress_state s = state(5, 0, 0, 0);
-  cr_expect_str_eq(format(&s, 3725, 200),
-                   "0/5 cases done, 1:02:05 elapsed, ? left | perf_large: cute (cuda) timing");
+  static const struct {
+    int ncases, done;
+    double finished_s, case_started, now;
+    const char *counts;
+  } cases[] = {
+      /* Two cases took 20 s (a mean of 10); the third has run 4 s of its 10, and one follows it. */
+      {4, 2, 20, 20, 24, "2/4 cases done, 0:24 elapsed, about 0:16 left"},
+      /* A case past the mean adds nothing of its own: never below the cases after it. */
+      {3, 1, 10, 10, 30, "1/3 cases done, 0:30 elapsed, about 0:10 left"},
+      {3, 3, 30, 20, 30, "3/3 cases done, 0:30 elapsed, about 0:00 left"},
+      /* No estimate before a case has finished; hours when long. */
+      {5, 0, 0, 0, 3725, "0/5 cases done, 1:02:05 elapsed, ? left"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    khost__progress_state s =
+        state(cases[i].ncases, cases[i].done, cases[i].finished_s, cases[i].case_started);
+    char want[256];
+    snprintf(want, sizeof want, "%s | perf_large: cute (cuda) timing", cases[i].counts);
+    cr_expect_str_eq(format(&s, cases[i].now, 200), want);
+  }
 }
 
 /* khost's own work names no backend; a fini() names no device. */

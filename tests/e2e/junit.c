@@ -52,10 +52,13 @@ Test(junit, the_junit_report_parses_and_says_what_the_json_says)
              "--junit", junit);
   cr_expect_eq(o.status, 1, "exit %d; stderr:\n%s", o.status, o.err);
   json_t *doc = report(&o);
-  expect_json_row(doc, COPY_CASE, "fault_no_write", "FAIL", "never written");
-  expect_json_row(doc, COPY_CASE, "fault_hostile_text", "ERROR", "second line");
-  expect_json_row(doc, COPY_CASE, "fault_segv", "CRASH", "");
-  expect_json_row(doc, COPY_CASE, "fault_decline", "SKIP", "");
+  /* Each status the JUnit report turns into an element of its own. */
+  static const char *const rows[][3] = {{"fault_no_write", "FAIL", "never written"},
+                                        {"fault_hostile_text", "ERROR", "second line"},
+                                        {"fault_segv", "CRASH", "signal 11"},
+                                        {"fault_decline", "SKIP", "declined"}};
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+    expect_json_row(doc, COPY_CASE, rows[i][0], rows[i][1], rows[i][2]);
   expect_checked(junit, "finished");
   char *text = slurp(junit);
   cr_assert_not_null(text);
@@ -95,29 +98,38 @@ Test(junit, a_killed_run_leaves_a_junit_report_that_fails)
   free(junit);
 }
 
-/* The same rules as --json and --csv: a folder, a missing folder, one file named
- * twice, and --list, which runs nothing: refused before anything runs (exit 2). */
-Test(junit, paths_that_cannot_be_used_are_refused_before_running)
+/* --list runs nothing: a JUnit report is refused before anything runs (exit 2),
+ * as --json and --csv are (the other refusals: tests/e2e/reports.c and tests/test_cli.c). */
+Test(junit, list_takes_no_junit_report)
 {
-  char want[128];
-  snprintf(want, sizeof want, "khost: JUnit report: %s is a folder", scratch);
-  expect_refused_before_running("--junit", scratch, want);
-  char *missing = scratch_path("no/such/folder/r.xml");
-  expect_refused_before_running("--junit", missing, "No such file or directory");
-  char *json = scratch_path("r.xml"), *again = NULL;
-  cr_assert(asprintf(&again, "%s/./r.xml", scratch) >= 0);
+  char *junit = scratch_path("r.xml");
   outcome o;
-  KHOST(&o, FAST, "--case", COPY_CASE, "--json", json, "--junit", again);
-  cr_expect_eq(o.status, 2, "exit %d; stderr:\n%s", o.status, o.err);
-  cr_expect_not_null(strstr(o.err, "--json and --junit name the same file"), "stderr:\n%s", o.err);
-  cr_expect_eq(access(json, F_OK), -1, "nothing is written");
-  free_outcome(&o);
-  KHOST(&o, "--list", "--junit", json);
+  KHOST(&o, "--list", "--junit", junit);
   cr_expect_eq(o.status, 2, "exit %d; stderr:\n%s", o.status, o.err);
   cr_expect_not_null(strstr(o.err, "--list runs no case: --junit has nothing to write"), "stderr:\n%s",
                      o.err);
+  cr_expect_eq(access(junit, F_OK), -1, "nothing is written");
   free_outcome(&o);
-  free(again);
-  free(json);
-  free(missing);
+  free(junit);
+}
+
+/* Another program removes the report during the run: khost says so once the
+ * run is over, after the table, and exits 1; it does not make the file again. */
+Test(junit, a_report_removed_during_the_run_fails_the_run_at_its_end)
+{
+  char *junit = scratch_path("r.xml"), *entry = NULL;
+  cr_assert(asprintf(&entry, "KHOST_TEST_REMOVE_PATH=%s", junit) >= 0);
+  const char *envs[] = {entry, NULL};
+  outcome o;
+  KHOST_ENV(&o, envs, FAST, "--case", COPY_CASE, "--plugin", "@fault_removes_report.so", "--junit", junit);
+  cr_expect_eq(o.status, 1, "exit %d; stderr:\n%s", o.status, o.err);
+  char want[256];
+  snprintf(want, sizeof want,
+           "khost: JUnit report: %s was removed or replaced by another program during the run", junit);
+  cr_expect_not_null(strstr(o.err, want), "stderr lacks '%s':\n%s", want, o.err);
+  expect_row(&o, COPY_CASE, "fault_removes_report", "PASS");
+  cr_expect_eq(access(junit, F_OK), -1, "the removed report is not made again");
+  free_outcome(&o);
+  free(entry);
+  free(junit);
 }
