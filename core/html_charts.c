@@ -258,17 +258,22 @@ static void log_ticks(FILE *out, const log_axis *x, const log_axis *y)
   }
 }
 
-/* The roofs: memory (TFLOP/s = GB/s * FLOP/byte / 1000) up to each compute roof. */
+/* The roofs: memory (TFLOP/s = GB/s * FLOP/byte / 1000) up to the highest
+ * compute roof, each compute roof from where the memory roof meets it. */
 static void roofs(FILE *out, const khost__roofline *r, const log_axis *x, const log_axis *y, int clip)
 {
-  double xmin = pow(10, x->lo), xmax = pow(10, x->hi);
+  double xmin = pow(10, x->lo), xmax = pow(10, x->hi), highest = 0;
+  for (int i = 0; i < r->npeaks; i++) highest = fmax(highest, r->peaks[i]);
   fprintf(out, "<g clip-path=\"url(#roofclip%d)\">", clip);
-  if (r->peak_gbps > 0)
+  if (r->peak_gbps > 0) {
+    double end = fmin(xmax, highest * 1000 / r->peak_gbps);
     fprintf(out, "<line class=\"roof memory\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", at(x, xmin),
-            at(y, r->peak_gbps * xmin / 1000), at(x, xmax), at(y, r->peak_gbps * xmax / 1000));
+            at(y, r->peak_gbps * xmin / 1000), at(x, end), at(y, r->peak_gbps * end / 1000));
+  }
   for (int i = 0; i < r->npeaks; i++) {
+    double start = r->peak_gbps > 0 ? fmax(xmin, r->peaks[i] * 1000 / r->peak_gbps) : xmin;
     fprintf(out, "<line class=\"roof compute\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>",
-            at(x, xmin), at(y, r->peaks[i]), at(x, xmax), at(y, r->peaks[i]));
+            at(x, start), at(y, r->peaks[i]), at(x, xmax), at(y, r->peaks[i]));
     fprintf(out, "<text class=\"roof-label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", at(x, xmax) - 4,
             at(y, r->peaks[i]) - 5);
     khost__html_printf(out, "%s %g TFLOP/s", r->peak_names[i], r->peaks[i]);
