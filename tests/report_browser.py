@@ -149,35 +149,35 @@ def expect_header(dom, doc, page):
         check(found and f"{run['peak_gbps']:.1f} GB/s" in found[0][2], f"{page}: the header lacks the copy bandwidth")
 
 
+def report_page(name, reports):
+    """The rendered page of khost report on reports, checked for what every page holds; its DOM and
+    the run's JSON."""
+    page = os.path.join(OUT, name + ".html")
+    khost("report", *reports, "-o", page)
+    dom, messages = render(page, os.path.join(OUT, name + ".png"))
+    check(not messages, f"{name}: console messages {messages}")
+    with open(reports[0]) as f:
+        doc = json.load(f)
+    expect_rows(dom, doc, name)
+    expect_header(dom, doc, name)
+    return dom, doc
+
+
 def cpu_page():
     cpu_json = os.path.join(OUT, "cpu_run.json")
     khost("--suite", "smoke", "--max-time", "0.005", "--warmup", "0", "--json", cpu_json)
-    page = os.path.join(OUT, "cpu_run.html")
-    khost("report", cpu_json, "-o", page)
-    dom, messages = render(page, os.path.join(OUT, "cpu_run.png"))
-    check(not messages, f"cpu page: console messages {messages}")
-    with open(cpu_json) as f:
-        doc = json.load(f)
-    expect_rows(dom, doc, "cpu page")
-    expect_header(dom, doc, "cpu page")
+    dom, _ = report_page("cpu_run", [cpu_json])
     check(not dom.find("p", "banner"), "cpu page: a finished run has a banner")
 
 
 def gpu_page():
     run, base = os.path.join(FIXTURES, "gpu_run.json"), os.path.join(FIXTURES, "gpu_base.json")
-    page = os.path.join(OUT, "gpu_run.html")
-    khost("report", run, base, "-o", page)
-    dom, messages = render(page, os.path.join(OUT, "gpu_run.png"))
-    check(not messages, f"gpu page: console messages {messages}")
-    with open(run) as f:
-        doc = json.load(f)
-    expect_rows(dom, doc, "gpu page")
-    expect_header(dom, doc, "gpu page")
+    dom, doc = report_page("gpu_run", [run, base])
     # The hostile message reached the page as text: no element it spells exists.
     check(not dom.find("script") and not dom.find("img"), "gpu page: a message became markup")
     check(any('<script>document.title="pwned"</script>' in text for _, _, text in dom.find("pre")),
           "gpu page: the hostile message is not shown as text")
-    check(dom.find("p", "banner", ) and "gpu_base.json" in dom.find("p", "banner")[0][2],
+    check(dom.find("p", "banner") and "gpu_base.json" in dom.find("p", "banner")[0][2],
           "gpu page: no banner for the unfinished base run")
     roof = dom.find("svg", "roofline", data_op="fp8_block_gemm")
     check(len(roof) == 1, "gpu page: no roofline for fp8_block_gemm")

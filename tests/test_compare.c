@@ -63,29 +63,34 @@ Test(compare, slower_and_faster_beyond_the_limit)
   done();
 }
 
-/* The limit is twice the larger noise when that exceeds the tolerance; a row
- * inside it is SAME, yet still counts as beyond the tolerance (the exit status). */
-Test(compare, noise_widens_the_limit)
+/* The limit is the larger of the tolerance and twice the larger noise; a row
+ * inside it is SAME, yet one beyond the tolerance still counts (the exit status). */
+Test(compare, the_noise_limit)
 {
-  compare_with(ROW("a", "k", "PASS", "1.03e-3", "2.0", "null", "null"),
-               ROW("a", "k", "PASS", "1.0e-3", "0.5", "null", "null"), 0, 1.0);
-  cr_assert_eq(c.nrows, 1);
-  cr_expect_float_eq(c.rows[0].limit_pct, 4.0, 1e-12);
-  cr_expect_eq(c.rows[0].verdict, KHOST__SAME);
-  cr_expect(c.rows[0].beyond_tolerance);
-  cr_expect_eq(c.beyond, 1);
-  done();
-}
-
-Test(compare, exactly_at_the_limit_is_same)
-{
-  compare_with(ROW("a", "k", "PASS", "1.25e-3", "null", "null", "null"),
-               ROW("a", "k", "PASS", "1.0e-3", "null", "null", "null"), 0, 25.0);
-  cr_assert_eq(c.nrows, 1);
-  cr_expect_float_eq(c.rows[0].diff_pct, 25.0, 1e-9);
-  cr_expect_eq(c.rows[0].verdict, KHOST__SAME);
-  cr_expect_eq(c.beyond, 0);
-  done();
+  static const struct {
+    const char *run, *base;
+    double tolerance, limit, diff;
+    khost__verdict verdict;
+    int beyond;
+  } cases[] = {
+      {ROW("a", "k", "PASS", "1.03e-3", "2.0", "null", "null"),
+       ROW("a", "k", "PASS", "1.0e-3", "0.5", "null", "null"), 1.0, 4.0, 3.0, KHOST__SAME, 1},
+      {ROW("a", "k", "PASS", "1.25e-3", "null", "null", "null"),
+       ROW("a", "k", "PASS", "1.0e-3", "null", "null", "null"), 25.0, 25.0, 25.0, KHOST__SAME, 0},
+      {ROW("a", "k", "PASS", "1.05e-3", "2.6", "null", "null"),
+       ROW("a", "k", "PASS", "1.0e-3", "0.5", "null", "null"), 1.0, 5.2, 5.0, KHOST__SAME, 1},
+      {ROW("a", "k", "PASS", "1.06e-3", "2.6", "null", "null"),
+       ROW("a", "k", "PASS", "1.0e-3", "0.5", "null", "null"), 1.0, 5.2, 6.0, KHOST__SLOW, 1},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    compare_with(cases[i].run, cases[i].base, 0, cases[i].tolerance);
+    cr_assert_eq(c.nrows, 1);
+    cr_expect_float_eq(c.rows[0].limit_pct, cases[i].limit, 1e-9, "case %zu", i);
+    cr_expect_float_eq(c.rows[0].diff_pct, cases[i].diff, 1e-9, "case %zu", i);
+    cr_expect_eq(c.rows[0].verdict, cases[i].verdict, "case %zu", i);
+    cr_expect_eq(c.beyond, cases[i].beyond, "case %zu", i);
+    done();
+  }
 }
 
 Test(compare, lost_rows_name_the_new_status_or_missing)
