@@ -122,7 +122,9 @@ void khost__cli_usage(FILE *out)
     fprintf(out, "  %-26s %s\n", left, flags[i].help);
   }
   fprintf(out, "\nExit status: 0 all passed or skipped with a reason, 1 a result failed or errored,\n"
-               "2 usage or configuration error. Environment: KHOST_PLUGIN_PATH, KHOST_SUITE_PATH.\n");
+               "2 usage or configuration error. Environment: KHOST_PLUGIN_PATH, KHOST_SUITE_PATH.\n"
+               "\nReports read back (each with --help): khost report RUN.json [BASE.json] -o FILE,\n"
+               "khost compare RUN.json BASE.json.\n");
 }
 
 /* 0666 less the umask: what a file created now gets. Read before any plugin is
