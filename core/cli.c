@@ -24,6 +24,7 @@ enum {
   OPT_STRICT,
   OPT_JSON,
   OPT_CSV,
+  OPT_JUNIT,
   OPT_DUMP,
   OPT_HOT,
   OPT_GRAPH,
@@ -39,6 +40,7 @@ enum {
   OPT_THROTTLE,
   OPT_TIMEOUT,
   OPT_TRIALS,
+  OPT_QUIET,
   OPT_HELP,
   OPT_VERSION
 };
@@ -73,6 +75,9 @@ static const flag flags[] = {
      "FILE",
      "write the results as JSON (valid after every row; a pipe gets it at the end)"},
     {{"csv", 1, 0, OPT_CSV}, "FILE", "write the results as CSV (a row at a time; a pipe gets it at the end)"},
+    {{"junit", 1, 0, OPT_JUNIT},
+     "FILE",
+     "write the results as JUnit XML, a test case per row (for CI; whole at the start and the end)"},
     {{"dump", 1, 0, OPT_DUMP},
      "DIR",
      "write inputs, reference and backend outputs as .npy under DIR/<case>/"},
@@ -104,6 +109,9 @@ static const flag flags[] = {
     {{"timeout", 1, 0, OPT_TIMEOUT},
      "SECONDS",
      "a worker silent this long (a hung call) is killed: TIMEOUT (60)"},
+    {{"quiet", 0, 0, OPT_QUIET},
+     NULL,
+     "no progress line and no line per finished case on stderr (warnings and errors stay)"},
     {{"help", 0, 0, OPT_HELP}, NULL, "show this help"},
     {{"version", 0, 0, OPT_VERSION}, NULL, "show khost's version and plugin ABI version"},
 };
@@ -221,6 +229,7 @@ static int apply(int id, const char *v, khost__options *o, khost__err *err)
   case OPT_STRICT: o->strict = 1; break;
   case OPT_JSON: o->json = v; break;
   case OPT_CSV: o->csv = v; break;
+  case OPT_JUNIT: o->junit = v; break;
   case OPT_DUMP: o->dump = v; break;
   case OPT_HOT: o->hot = 1; break;
   case OPT_GRAPH: return parse_int("graph", v, 0, 100000, &o->graph_calls, err);
@@ -237,6 +246,7 @@ static int apply(int id, const char *v, khost__options *o, khost__err *err)
   case OPT_TRIALS: return parse_int("trials", v, 1, 1000, &o->trials, err);
   /* A day at most: the worker's poll takes the time left in int milliseconds. */
   case OPT_TIMEOUT: return khost__cli_parse_number("timeout", v, 0.001, 86400, &o->timeout_s, err);
+  case OPT_QUIET: o->quiet = 1; break;
   case OPT_HELP: o->help = 1; break;
   case OPT_VERSION: o->version = 1; break;
   }
@@ -252,7 +262,7 @@ static int check_together(const khost__options *o, khost__err *err)
                          o->warmup_s, o->timeout_s);
   const struct {
     const char *flag, *path;
-  } outputs[] = {{"json", o->json}, {"csv", o->csv}, {"dump", o->dump}};
+  } outputs[] = {{"json", o->json}, {"csv", o->csv}, {"junit", o->junit}, {"dump", o->dump}};
   const int n = sizeof outputs / sizeof outputs[0];
   for (int i = 0; i < n; i++) {
     if (o->list && outputs[i].path)

@@ -525,6 +525,7 @@ Test(reports, a_report_that_cannot_be_created_exits_2_before_running)
   char *missing = scratch_path("no/such/folder/report");
   expect_refused_before_running("--json", missing, "No such file or directory");
   expect_refused_before_running("--csv", missing, "No such file or directory");
+  expect_refused_before_running("--junit", missing, "No such file or directory");
   free(missing);
 }
 
@@ -706,6 +707,8 @@ Test(reports, a_folder_given_as_a_report_exits_2_before_running)
   expect_refused_before_running("--json", scratch, want);
   snprintf(want, sizeof want, "khost: CSV report: %s is a folder", scratch);
   expect_refused_before_running("--csv", scratch, want);
+  snprintf(want, sizeof want, "khost: JUnit report: %s is a folder", scratch);
+  expect_refused_before_running("--junit", scratch, want);
 }
 
 /* One file named two ways ("r.json" and "./r.json") by --json and --csv: one
