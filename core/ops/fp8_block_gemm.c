@@ -82,29 +82,32 @@ static int validate(const khost__case *c, khost__err *err)
 
 static void tensors(const khost__case *c, khost__tensor_set *set)
 {
-  static const char *const a_dims[] = {"row", "k"};
-  static const char *const b_dims[] = {"col", "k"};
-  static const char *const sa_dims[] = {"rowblock", "kblock"};
-  static const char *const sb_dims[] = {"colblock", "kblock"};
-  static const char *const sa_t_dims[] = {"kblock", "rowblock"};
-  static const char *const sb_t_dims[] = {"kblock", "colblock"};
+  /* The inputs in tensor order: name, dtype, dimension names, and the shape from
+   * the three extents rows (m, n or their block rows), k, k/qk. */
+  static const struct {
+    const char *name;
+    khost__dtype_id dtype;
+    const char *dims[2];
+  } inputs[KHOST_FP8_BLOCK_GEMM_NINPUTS] = {
+      {"a", KHOST__DT_E4M3, {"row", "k"}},
+      {"b", KHOST__DT_E4M3, {"col", "k"}},
+      {"sa", KHOST__DT_FP32, {"rowblock", "kblock"}},
+      {"sb", KHOST__DT_FP32, {"colblock", "kblock"}},
+      {"sa_t", KHOST__DT_FP32, {"kblock", "rowblock"}},
+      {"sb_t", KHOST__DT_FP32, {"kblock", "colblock"}},
+  };
   static const char *const out_dims[] = {"row", "col"};
   dims d = dims_of(c);
   int64_t kb = d.k / d.qk, mb = khost_fp8_block_gemm_scale_rows(d.m, d.qm),
           nb = khost_fp8_block_gemm_scale_rows(d.n, d.qn);
-  const int64_t a[] = {d.m, d.k}, b[] = {d.n, d.k}, sa[] = {mb, kb}, sb[] = {nb, kb}, sa_t[] = {kb, mb},
-                sb_t[] = {kb, nb}, out[] = {d.m, d.n};
+  const int64_t shapes[KHOST_FP8_BLOCK_GEMM_NINPUTS][2] = {{d.m, d.k}, {d.n, d.k}, {mb, kb},
+                                                           {nb, kb},   {kb, mb},   {kb, nb}};
+  const int64_t out[] = {d.m, d.n};
   memset(set, 0, sizeof *set);
   set->ninputs = KHOST_FP8_BLOCK_GEMM_NINPUTS;
   set->noutputs = KHOST_FP8_BLOCK_GEMM_NOUTPUTS;
-  khost__tensor_spec_fill(&set->inputs[KHOST_FP8_BLOCK_GEMM_A], "a", KHOST__DT_E4M3, 2, a, a_dims);
-  khost__tensor_spec_fill(&set->inputs[KHOST_FP8_BLOCK_GEMM_B], "b", KHOST__DT_E4M3, 2, b, b_dims);
-  khost__tensor_spec_fill(&set->inputs[KHOST_FP8_BLOCK_GEMM_SA], "sa", KHOST__DT_FP32, 2, sa, sa_dims);
-  khost__tensor_spec_fill(&set->inputs[KHOST_FP8_BLOCK_GEMM_SB], "sb", KHOST__DT_FP32, 2, sb, sb_dims);
-  khost__tensor_spec_fill(&set->inputs[KHOST_FP8_BLOCK_GEMM_SA_T], "sa_t", KHOST__DT_FP32, 2, sa_t,
-                          sa_t_dims);
-  khost__tensor_spec_fill(&set->inputs[KHOST_FP8_BLOCK_GEMM_SB_T], "sb_t", KHOST__DT_FP32, 2, sb_t,
-                          sb_t_dims);
+  for (int t = 0; t < KHOST_FP8_BLOCK_GEMM_NINPUTS; t++)
+    khost__tensor_spec_fill(&set->inputs[t], inputs[t].name, inputs[t].dtype, 2, shapes[t], inputs[t].dims);
   khost__tensor_spec_fill(&set->outputs[KHOST_FP8_BLOCK_GEMM_OUT], "out", KHOST__DT_BF16, 2, out, out_dims);
 }
 
