@@ -81,6 +81,13 @@ typedef struct khost__op {
   double (*bytes)(const khost__case *c); /* fewest bytes a kernel must move */
   /* Default tolerances for this case (the reason is documented in the op's file). */
   void (*tolerance)(const khost__case *c, double *atol, double *rtol);
+  /* Optional (NULL for none): the part of the error model that depends on the data,
+   * not on |ref|. Fills bound[e] for every element e of output `output` with the
+   * error element e may carry on top of atol + rtol * |ref|, for the generated
+   * inputs (host memory, in tensor order). 0, or KHOST__E_NOMEM. Called once per
+   * input set, beside the oracle; the check adds bound[e] unless atol and rtol are
+   * both 0 (bit-exact). */
+  int (*error_bound)(const khost__case *c, const void *const *inputs, int output, float *bound);
 } khost__op;
 
 /* All ops, NULL-terminated. Static. */

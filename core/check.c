@@ -29,11 +29,18 @@ void khost__format_coords(const khost__tensor_spec *spec, uint64_t i, char *buf,
 }
 
 /* NaN or Inf status differs, or the value is out of tolerance. */
-static int mismatch(double got, double ref, double atol, double rtol)
+static int mismatch(double got, double ref, double atol, double rtol, double bound)
 {
   if (isnan(ref) || isnan(got)) return isnan(ref) != isnan(got);
   if (isinf(ref) || isinf(got)) return got != ref;
-  return fabs(got - ref) > atol + rtol * fabs(ref);
+  return fabs(got - ref) > atol + rtol * fabs(ref) + bound;
+}
+
+/* The statistic of the seed scripts khost replaces, for comparison with theirs:
+ * relative where the reference is not near zero, absolute where it is. */
+static double mixed_error(double abs_err, double ref)
+{
+  return fabs(ref) > 1e-6 ? abs_err / (fabs(ref) + 1e-8) : abs_err;
 }
 
 static void note_mismatch(const khost__tensor_spec *spec, khost__check_stats *s, uint64_t i, double got,
@@ -56,7 +63,7 @@ static size_t element_count(const khost__tensor_spec *spec)
 }
 
 void khost__check_output(const khost__tensor_spec *spec, const void *got, const void *ref, double atol,
-                         double rtol, khost__check_stats *s)
+                         double rtol, const float *bound, khost__check_stats *s)
 {
   memset(s, 0, sizeof *s);
   size_t n = element_count(spec);
@@ -74,13 +81,14 @@ void khost__check_output(const khost__tensor_spec *spec, const void *got, const 
     s->unwritten += (uint64_t)unwritten;
     int wrong = unwritten || (exact ? memcmp((const char *)got + i * element_bytes,
                                              (const char *)ref + i * element_bytes, element_bytes) != 0
-                                    : mismatch(g, r, atol, rtol));
+                                    : mismatch(g, r, atol, rtol, bound ? bound[i] : 0.0));
     if (wrong) note_mismatch(spec, s, i, g, r);
     if (isfinite(g) && isfinite(r)) {
       double abs_err = fabs(g - r);
       sum_abs += abs_err;
       if (abs_err > s->max_abs) s->max_abs = abs_err;
       if (r != 0 && abs_err / fabs(r) > s->max_rel) s->max_rel = abs_err / fabs(r);
+      s->max_mixed = fmax(s->max_mixed, mixed_error(abs_err, r));
     }
   }
   s->count = n;
@@ -103,6 +111,7 @@ void khost__check_merge(khost__check_stats *a, const khost__check_stats *b)
   a->mismatches += b->mismatches;
   a->max_abs = fmax(a->max_abs, b->max_abs);
   a->max_rel = fmax(a->max_rel, b->max_rel);
+  a->max_mixed = fmax(a->max_mixed, b->max_mixed);
   for (int i = 0; i < b->nshown && a->nshown < KHOST__MAX_MISMATCHES; i++)
     a->shown[a->nshown++] = b->shown[i];
 }

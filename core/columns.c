@@ -73,6 +73,7 @@ READ(row_unwritten, count, measured.check.unwritten)
 READ(row_max_abs, number, measured.check.max_abs)
 READ(row_max_rel, number, measured.check.max_rel)
 READ(row_mean_abs, number, measured.check.mean_abs)
+READ(row_max_mixed, number, measured.check.max_mixed)
 READ(row_samples, count, measured.time.samples)
 READ(row_median, number, measured.time.median)
 READ(row_mean, number, measured.time.mean)
@@ -170,6 +171,12 @@ const khost__column khost__columns[] = {
      .read = row_mean_abs,
      .json = "check.mean_abs",
      .csv = {"mean_abs", 15}},
+    {.name = "max_mixed",
+     .format = KHOST__FORMAT_ERROR,
+     .needs = KHOST__NEEDS_CHECK,
+     .read = row_max_mixed,
+     .json = "check.max_mixed",
+     .csv = {"max_mixed", 34}},
     {.name = "first_mismatches",
      .format = KHOST__FORMAT_MISMATCHES,
      .read = row_first_mismatches,

@@ -239,7 +239,7 @@ Test(json, keys_come_in_their_documented_order)
                    "case,op,params,backend,device,variant,status,message,atol,rtol,check,time,flops,bytes,"
                    "gbps,tflops,peak_fraction,speedup,is_baseline");
   keys_of(field(r, "check"), keys, sizeof keys);
-  cr_expect_str_eq(keys, "count,mismatches,unwritten,max_abs,max_rel,mean_abs,first_mismatches");
+  cr_expect_str_eq(keys, "count,mismatches,unwritten,max_abs,max_rel,mean_abs,max_mixed,first_mismatches");
   keys_of(field(r, "time"), keys, sizeof keys);
   cr_expect_str_eq(keys,
                    "samples,median_s,mean_s,min_s,max_s,stddev_s,noise_pct,sm_mhz,throttled,sm_mhz_min");

@@ -18,6 +18,8 @@ mkdir -p "$out"
 log="$out/gpu-check.log"
 : >"$log"
 export KHOST_SUITE_PATH="$root/suites" KHOST_PLUGIN_PATH=""
+# The carried libraries (tools/carry-libs.sh), for khost's own runs too: the reference plugin links OpenBLAS.
+export LD_LIBRARY_PATH="$build/gpu-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 summary=()
 failed=0
 
