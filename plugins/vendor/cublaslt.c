@@ -27,7 +27,8 @@ static void *open_library(void)
   const char *chosen = getenv("KHOST_VENDOR_CUBLASLT");
   if (chosen && *chosen) {
     void *handle = dlopen(chosen, RTLD_LAZY | RTLD_LOCAL);
-    if (!handle) snprintf(lib.missing, sizeof lib.missing, KHOST__VENDOR_CUBLASLT_SONAME " not found: %s", dlerror());
+    if (!handle)
+      snprintf(lib.missing, sizeof lib.missing, KHOST__VENDOR_CUBLASLT_SONAME " not found: %s", dlerror());
     return handle;
   }
   void *handle = dlopen(KHOST__VENDOR_CUBLASLT_SONAME, RTLD_LAZY | RTLD_LOCAL);
@@ -122,7 +123,8 @@ void khost__cublaslt_at_close(void (*release)(void))
 {
   for (int i = 0; i < lib.nreleases; i++)
     if (lib.releases[i] == release) return;
-  if (lib.nreleases < (int)(sizeof lib.releases / sizeof lib.releases[0])) lib.releases[lib.nreleases++] = release;
+  if (lib.nreleases < (int)(sizeof lib.releases / sizeof lib.releases[0]))
+    lib.releases[lib.nreleases++] = release;
 }
 
 void khost__cublaslt_close(void)

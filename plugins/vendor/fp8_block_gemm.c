@@ -16,6 +16,9 @@
  * first, inside the timed call (scale_view). Every other block shape is declined:
  * cuBLASLt's scale modes have no other block.
  *
+ * The call is validated by the checks every plugin shares
+ * (plugins/common/fp8_block_gemm.h) before anything here reads it.
+ *
  * The descriptors, layouts and the heuristic's algorithm of a shape are made in
  * supports() (the host's preparation) and kept in a small per-process cache, so
  * that run(), the timed call, only sets the scale pointers and calls the matmul. */
@@ -25,6 +28,7 @@
 #include <stdio.h>
 
 #include "cublaslt.h"
+#include "fp8_block_gemm.h"
 #include "vendor.h"
 
 /* The one block length along k that cuBLASLt's FP8 scale modes know. */
@@ -37,21 +41,10 @@
  * a worker runs one case). */
 #define PLANS 8
 
-static const khost_dtype E4M3 = {KHOST_DTYPE_FLOAT8_E4M3FN, 8, 1};
-static const khost_dtype FP32 = {KHOST_DTYPE_FLOAT, 32, 1};
-static const khost_dtype BF16 = {KHOST_DTYPE_BFLOAT, 16, 1};
-
-/* A validated call: its parameters and tensors (the host's, valid for the call). */
-typedef struct gemm_call {
-  int64_t m, n, k, qm, qn, qk;
-  const khost_tensor *t[KHOST_FP8_BLOCK_GEMM_NINPUTS];
-  const khost_tensor *out;
-} gemm_call;
-
 /* A scale tensor as cuBLASLt reads it: rows x cols fp32 at src (row-major,
  * contiguous), which cuBLASLt must read with leading dimension ld. */
 typedef struct scale_view {
-  const khost_tensor *src;
+  const float *src;
   int64_t rows, cols, ld;
 } scale_view;
 
@@ -73,50 +66,8 @@ static int64_t round_up(int64_t x, int64_t to)
   return (x + to - 1) / to * to;
 }
 
-static int open_params(const khost_input *in, gemm_call *c)
-{
-  const char *names[6] = {"m", "n", "k", "qm", "qn", "qk"};
-  int64_t *values[6] = {&c->m, &c->n, &c->k, &c->qm, &c->qn, &c->qk};
-  for (int i = 0; i < 6; i++) {
-    int status = khost__input_param(in, names[i], 1, INT64_MAX, values[i]);
-    if (status != KHOST_STATUS_OK) return status;
-  }
-  if (c->k % c->qk != 0)
-    return khost__input_fail(in, KHOST_STATUS_INVALID_ARGUMENT, "k = %lld is not a multiple of qk = %lld",
-                             (long long)c->k, (long long)c->qk);
-  return KHOST_STATUS_OK;
-}
-
-/* Checks every tensor against the parameters (khost/ops/fp8_block_gemm.h). */
-static int open_tensors(const khost_input *in, gemm_call *c)
-{
-  int64_t kb = c->k / c->qk, ma = khost_fp8_block_gemm_scale_rows(c->m, c->qm),
-          nb = khost_fp8_block_gemm_scale_rows(c->n, c->qn);
-  const struct {
-    const char *role;
-    khost_dtype dtype;
-    int64_t shape[2];
-  } want[KHOST_FP8_BLOCK_GEMM_NINPUTS] = {
-      [KHOST_FP8_BLOCK_GEMM_A] = {"a", E4M3, {c->m, c->k}},
-      [KHOST_FP8_BLOCK_GEMM_B] = {"b", E4M3, {c->n, c->k}},
-      [KHOST_FP8_BLOCK_GEMM_SA] = {"sa", FP32, {ma, kb}},
-      [KHOST_FP8_BLOCK_GEMM_SB] = {"sb", FP32, {nb, kb}},
-      [KHOST_FP8_BLOCK_GEMM_SA_T] = {"sa_t", FP32, {kb, ma}},
-      [KHOST_FP8_BLOCK_GEMM_SB_T] = {"sb_t", FP32, {kb, nb}},
-  };
-  for (int i = 0; i < KHOST_FP8_BLOCK_GEMM_NINPUTS; i++) {
-    c->t[i] = khost_tensor_at(in->inputs, i);
-    int status = khost__input_tensor(in, c->t[i], want[i].role, KHOST_DEVICE_CUDA, want[i].dtype, 2,
-                                     want[i].shape);
-    if (status != KHOST_STATUS_OK) return status;
-  }
-  const int64_t out_shape[2] = {c->m, c->n};
-  c->out = khost_tensor_at(in->outputs, KHOST_FP8_BLOCK_GEMM_OUT);
-  return khost__input_tensor(in, c->out, "out", KHOST_DEVICE_CUDA, BF16, 2, out_shape);
-}
-
 /* UNSUPPORTED, with the reason, for a block shape no cuBLASLt scale mode has. */
-static int decline_blocks(const khost_input *in, const gemm_call *c)
+static int decline_blocks(const khost_input *in, const khost__fp8_gemm *c)
 {
   if (c->qk != SCALE_BLOCK)
     return khost__input_fail(in, KHOST_STATUS_UNSUPPORTED,
@@ -129,41 +80,37 @@ static int decline_blocks(const khost_input *in, const gemm_call *c)
                              "(BLK128x128_32F pairs with VEC128_32F on the other operand)");
   if (c->qm != 1)
     return khost__input_fail(in, KHOST_STATUS_UNSUPPORTED,
-                             "qm = %lld: a is scaled here in 1 x 128 blocks only (VEC128_32F)", (long long)c->qm);
+                             "qm = %lld: a is scaled here in 1 x 128 blocks only (VEC128_32F)",
+                             (long long)c->qm);
   if (c->qn != 1 && c->qn != SCALE_BLOCK)
     return khost__input_fail(in, KHOST_STATUS_UNSUPPORTED,
                              "qn = %lld: b is scaled in 1 x 128 (VEC128_32F) or 128 x 128 (BLK128x128_32F) "
                              "blocks only",
                              (long long)c->qn);
-  if (c->m > INT32_MAX || c->n > INT32_MAX || c->k > INT32_MAX)
-    return khost__input_fail(in, KHOST_STATUS_UNSUPPORTED, "m, n and k above 2^31 - 1 are not handled");
   return KHOST_STATUS_OK;
 }
 
-static int open_call(const khost_input *in, gemm_call *c)
+static int open_call(const khost_input *in, khost__fp8_gemm *c)
 {
-  int status = khost__input_counts(in, KHOST_FP8_BLOCK_GEMM_NINPUTS, KHOST_FP8_BLOCK_GEMM_NOUTPUTS);
-  if (status == KHOST_STATUS_OK) status = open_params(in, c);
-  if (status == KHOST_STATUS_OK) status = open_tensors(in, c);
-  if (status == KHOST_STATUS_OK) status = decline_blocks(in, c);
-  return status;
+  int status = khost__fp8_gemm_open(in, KHOST_DEVICE_CUDA, c);
+  return status == KHOST_STATUS_OK ? decline_blocks(in, c) : status;
 }
 
 /* a's scales as cuBLAS's B reads them: sa_t, k/128 rows of m. */
-static scale_view a_scales(const gemm_call *c)
+static scale_view a_scales(const khost__fp8_gemm *c)
 {
   int64_t kb = c->k / SCALE_BLOCK;
-  return (scale_view){c->t[KHOST_FP8_BLOCK_GEMM_SA_T], kb, c->m, round_up(c->m, SCALE_LD_ALIGN)};
+  return (scale_view){c->sa_t, kb, c->m, round_up(c->m, SCALE_LD_ALIGN)};
 }
 
 /* b's scales as cuBLAS's A reads them: sb_t (k/128 rows of n) for 1 x 128
  * blocks, sb (ceil(n/128) rows of k/128) for 128 x 128 blocks. */
-static scale_view b_scales(const gemm_call *c)
+static scale_view b_scales(const khost__fp8_gemm *c)
 {
   int64_t kb = c->k / SCALE_BLOCK;
-  if (c->qn == 1) return (scale_view){c->t[KHOST_FP8_BLOCK_GEMM_SB_T], kb, c->n, round_up(c->n, SCALE_LD_ALIGN)};
+  if (c->qn == 1) return (scale_view){c->sb_t, kb, c->n, round_up(c->n, SCALE_LD_ALIGN)};
   int64_t nb = khost_fp8_block_gemm_scale_rows(c->n, SCALE_BLOCK);
-  return (scale_view){c->t[KHOST_FP8_BLOCK_GEMM_SB], nb, kb, round_up(kb, SCALE_LD_ALIGN)};
+  return (scale_view){c->sb, nb, kb, round_up(kb, SCALE_LD_ALIGN)};
 }
 
 /* Workspace bytes for the padded copy of v (0 when khost's layout serves as is),
@@ -190,10 +137,11 @@ static void plans_release(void)
 }
 
 /* The matmul descriptor and the three layouts of c (the comment at the top). */
-static cublasStatus_t plan_describe(const khost__cublaslt *api, const gemm_call *c, plan *p, const char **what)
+static cublasStatus_t plan_describe(const khost__cublaslt *api, const khost__fp8_gemm *c, plan *p,
+                                    const char **what)
 {
   const int32_t b_mode = c->qn == SCALE_BLOCK ? CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F
-                                               : CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F;
+                                              : CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F;
   const int32_t a_mode = CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F;
   const int32_t transposed = CUBLAS_OP_T, plain = CUBLAS_OP_N;
   const struct {
@@ -240,13 +188,16 @@ static int plan_choose(const khost_input *in, const khost__cublaslt *api, cublas
                      &result, &found);
   /* A shape or layout cuBLASLt declines is a SKIP; any other failure an error. */
   if (s == CUBLAS_STATUS_NOT_SUPPORTED || s == CUBLAS_STATUS_INVALID_VALUE) {
-    status = khost__cublaslt_fail(in, KHOST_STATUS_UNSUPPORTED, "cuBLASLt declines this shape: "
-                                  "cublasLtMatmulAlgoGetHeuristic", s);
+    status = khost__cublaslt_fail(in, KHOST_STATUS_UNSUPPORTED,
+                                  "cuBLASLt declines this shape: "
+                                  "cublasLtMatmulAlgoGetHeuristic",
+                                  s);
   } else if (s != CUBLAS_STATUS_SUCCESS) {
     status = khost__cublaslt_fail(in, KHOST_STATUS_DEVICE_ERROR, "cublasLtMatmulAlgoGetHeuristic", s);
   } else if (found < 1 || result.state != CUBLAS_STATUS_SUCCESS) {
-    status = khost__input_fail(in, KHOST_STATUS_UNSUPPORTED,
-                               "cuBLASLt declines this shape: cublasLtMatmulAlgoGetHeuristic found no algorithm");
+    status =
+        khost__input_fail(in, KHOST_STATUS_UNSUPPORTED,
+                          "cuBLASLt declines this shape: cublasLtMatmulAlgoGetHeuristic found no algorithm");
   } else {
     p->algo = result.algo;
     p->algo_bytes = result.workspaceSize;
@@ -257,10 +208,11 @@ done:
 }
 
 /* The cached plan of c, made (descriptors and heuristic) when there is none. */
-static int plan_for(const khost_input *in, const gemm_call *c, plan **out)
+static int plan_for(const khost_input *in, const khost__fp8_gemm *c, plan **out)
 {
   for (int i = 0; i < PLANS; i++)
-    if (plans[i].used && plans[i].m == c->m && plans[i].n == c->n && plans[i].k == c->k && plans[i].qn == c->qn) {
+    if (plans[i].used && plans[i].m == c->m && plans[i].n == c->n && plans[i].k == c->k &&
+        plans[i].qn == c->qn) {
       *out = &plans[i];
       return KHOST_STATUS_OK;
     }
@@ -287,7 +239,7 @@ static int plan_for(const khost_input *in, const gemm_call *c, plan **out)
 }
 
 /* Validates the call, declines what cuBLASLt cannot do, and finds its plan. */
-static int prepare(const khost_input *in, gemm_call *c, plan **p)
+static int prepare(const khost_input *in, khost__fp8_gemm *c, plan **p)
 {
   int status = open_call(in, c);
   if (status != KHOST_STATUS_OK) return status;
@@ -298,19 +250,20 @@ static int prepare(const khost_input *in, gemm_call *c, plan **p)
 
 static int supports(const khost_input *in)
 {
-  gemm_call c;
+  khost__fp8_gemm c;
   plan *p;
   return prepare(in, &c, &p);
 }
 
-static size_t workspace_bytes(const gemm_call *c, const plan *p)
+static size_t workspace_bytes(const khost__fp8_gemm *c, const plan *p)
 {
-  return (size_t)round_up((int64_t)p->algo_bytes, 256) + padded_bytes(a_scales(c)) + padded_bytes(b_scales(c));
+  return (size_t)round_up((int64_t)p->algo_bytes, 256) + padded_bytes(a_scales(c)) +
+         padded_bytes(b_scales(c));
 }
 
 static int workspace_size(const khost_input *in, size_t *bytes)
 {
-  gemm_call c;
+  khost__fp8_gemm c;
   plan *p;
   int status = prepare(in, &c, &p);
   if (status == KHOST_STATUS_OK) *bytes = workspace_bytes(&c, p);
@@ -319,7 +272,7 @@ static int workspace_size(const khost_input *in, size_t *bytes)
 
 static int describe(const khost_input *in, char *buf, size_t size)
 {
-  gemm_call c;
+  khost__fp8_gemm c;
   plan *p;
   int status = prepare(in, &c, &p);
   if (status != KHOST_STATUS_OK) return status;
@@ -338,17 +291,18 @@ static int describe(const khost_input *in, char *buf, size_t size)
  * the padded leading dimension at *cursor in the workspace (advanced past it). */
 static int place_scales(const khost_input *in, scale_view v, char **cursor, const void **where)
 {
-  *where = v.src->data;
+  *where = v.src;
   if (v.ld == v.cols) return KHOST_STATUS_OK;
   *where = *cursor;
   *cursor += padded_bytes(v);
   size_t row = (size_t)v.cols * sizeof(float);
-  return KHOST__VENDOR_CUDA_CHECK(in, cudaMemcpy2DAsync((void *)*where, (size_t)v.ld * sizeof(float), v.src->data,
+  return KHOST__VENDOR_CUDA_CHECK(in, cudaMemcpy2DAsync((void *)*where, (size_t)v.ld * sizeof(float), v.src,
                                                         row, row, (size_t)v.rows, cudaMemcpyDeviceToDevice,
                                                         (cudaStream_t)in->stream));
 }
 
-static int set_pointer(const khost_input *in, plan *p, cublasLtMatmulDescAttributes_t attribute, const void *pointer)
+static int set_pointer(const khost_input *in, plan *p, cublasLtMatmulDescAttributes_t attribute,
+                       const void *pointer)
 {
   const khost__cublaslt *api = khost__cublaslt_open();
   cublasStatus_t s = api->desc_set(p->desc, attribute, &pointer, sizeof pointer);
@@ -358,7 +312,7 @@ static int set_pointer(const khost_input *in, plan *p, cublasLtMatmulDescAttribu
 
 static int run(const khost_input *in)
 {
-  gemm_call c;
+  khost__fp8_gemm c;
   plan *p;
   cublasLtHandle_t handle;
   int status = prepare(in, &c, &p);
@@ -375,13 +329,13 @@ static int run(const khost_input *in)
   if (status == KHOST_STATUS_OK) status = set_pointer(in, p, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, sa);
   if (status != KHOST_STATUS_OK) return status;
   const float alpha = 1.0f, beta = 0.0f;
-  void *out = c.out->data;
+  void *out = c.out;
   cublasStatus_t s = khost__cublaslt_open()->matmul(
-      handle, p->desc, &alpha, c.t[KHOST_FP8_BLOCK_GEMM_B]->data, p->b_layout, c.t[KHOST_FP8_BLOCK_GEMM_A]->data,
-      p->a_layout, &beta, out, p->out_layout, out, p->out_layout, &p->algo, in->workspace, p->algo_bytes,
-      (cudaStream_t)in->stream);
-  return s == CUBLAS_STATUS_SUCCESS ? KHOST_STATUS_OK
-                                    : khost__cublaslt_fail(in, KHOST_STATUS_DEVICE_ERROR, "cublasLtMatmul", s);
+      handle, p->desc, &alpha, c.b, p->b_layout, c.a, p->a_layout, &beta, out, p->out_layout, out,
+      p->out_layout, &p->algo, in->workspace, p->algo_bytes, (cudaStream_t)in->stream);
+  return s == CUBLAS_STATUS_SUCCESS
+             ? KHOST_STATUS_OK
+             : khost__cublaslt_fail(in, KHOST_STATUS_DEVICE_ERROR, "cublasLtMatmul", s);
 }
 
 const khost_kernel khost__vendor_fp8_block_gemm = {

@@ -36,7 +36,8 @@ static const khost_plugin vendor_plugin = {
 static void describe_libraries(void)
 {
   int cub = khost__vendor_cub_version;
-  int used = snprintf(description, sizeof description, "CUB %d.%d.%d; ", cub / 100000, cub / 100 % 1000, cub % 100);
+  int used =
+      snprintf(description, sizeof description, "CUB %d.%d.%d; ", cub / 100000, cub / 100 % 1000, cub % 100);
   const khost__cublaslt *api = khost__cublaslt_open();
   if (api) {
     size_t v = api->get_version();

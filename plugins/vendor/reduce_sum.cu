@@ -22,29 +22,42 @@ extern "C" const int khost__vendor_cub_version = CUB_VERSION;
 namespace {
 
 template <class T> struct widen {
-  __device__ float operator()(T x) const { return static_cast<float>(x); }
+  __device__ float operator()(T x) const
+  {
+    return static_cast<float>(x);
+  }
 };
 
 template <class T> struct round_to {
   __device__ T operator()(float x) const;
 };
-template <> __device__ __half round_to<__half>::operator()(float x) const { return __float2half_rn(x); }
+template <> __device__ __half round_to<__half>::operator()(float x) const
+{
+  return __float2half_rn(x);
+}
 template <> __device__ __nv_bfloat16 round_to<__nv_bfloat16>::operator()(float x) const
 {
   return __float2bfloat16_rn(x);
 }
-template <> __device__ float round_to<float>::operator()(float x) const { return x; }
+template <> __device__ float round_to<float>::operator()(float x) const
+{
+  return x;
+}
 
 struct row_start {
   int64_t n;
-  __host__ __device__ int64_t operator()(int64_t row) const { return row * n; }
+  __host__ __device__ int64_t operator()(int64_t row) const
+  {
+    return row * n;
+  }
 };
 
 /* One call of CUB: with temp NULL it only stores the bytes it needs in *bytes. */
 template <class T>
 cudaError_t segmented_sum(void *temp, size_t *bytes, const khost__rows &rows, cudaStream_t stream)
 {
-  auto begins = thrust::make_transform_iterator(thrust::make_counting_iterator<int64_t>(0), row_start{rows.n});
+  auto begins =
+      thrust::make_transform_iterator(thrust::make_counting_iterator<int64_t>(0), row_start{rows.n});
   auto values = thrust::make_transform_iterator(static_cast<const T *>(rows.in), widen<T>{});
   auto sums = thrust::make_transform_output_iterator(static_cast<T *>(rows.out), round_to<T>{});
   return cub::DeviceSegmentedReduce::Reduce(temp, *bytes, values, sums, rows.m, begins, begins + 1,
@@ -91,7 +104,8 @@ int run(const khost_input *in)
   /* A NULL temporary storage makes CUB only size it and reduce nothing. */
   if (!in->workspace) return khost__input_fail(in, KHOST_STATUS_INVALID_ARGUMENT, "no workspace for CUB");
   size_t bytes = in->workspace_bytes;
-  return KHOST__VENDOR_CUDA_CHECK(in, segmented_sum_of_type(in->workspace, &bytes, rows, (cudaStream_t)in->stream));
+  return KHOST__VENDOR_CUDA_CHECK(
+      in, segmented_sum_of_type(in->workspace, &bytes, rows, (cudaStream_t)in->stream));
 }
 
 int describe(const khost_input *in, char *buf, size_t size)
