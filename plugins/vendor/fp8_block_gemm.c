@@ -136,6 +136,16 @@ static void plans_release(void)
     if (plans[i].used) plan_release(&plans[i]);
 }
 
+/* Points the descriptor at a's and b's scales (cuBLAS's B and A). The heuristic
+ * needs them too: a block scale mode without its pointer is CUBLAS_STATUS_INVALID_VALUE. */
+static cublasStatus_t point_at_scales(const khost__cublaslt *api, plan *p, const void *sa, const void *sb)
+{
+  cublasStatus_t s = api->desc_set(p->desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sb, sizeof sb);
+  return s == CUBLAS_STATUS_SUCCESS
+             ? api->desc_set(p->desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sa, sizeof sa)
+             : s;
+}
+
 /* The matmul descriptor and the three layouts of c (the comment at the top). */
 static cublasStatus_t plan_describe(const khost__cublaslt *api, const khost__fp8_gemm *c, plan *p,
                                     const char **what)
@@ -159,6 +169,8 @@ static cublasStatus_t plan_describe(const khost__cublaslt *api, const khost__fp8
     if ((s = api->desc_set(p->desc, settings[i].attribute, settings[i].value, sizeof(int32_t))) !=
         CUBLAS_STATUS_SUCCESS)
       return s;
+  *what = "the scale pointers";
+  if ((s = point_at_scales(api, p, a_scales(c).src, b_scales(c).src)) != CUBLAS_STATUS_SUCCESS) return s;
   *what = "cublasLtMatrixLayoutCreate";
   if ((s = api->layout_create(&p->b_layout, CUDA_R_8F_E4M3, (uint64_t)c->k, (uint64_t)c->n, c->k)) !=
       CUBLAS_STATUS_SUCCESS)
@@ -186,8 +198,10 @@ static int plan_choose(const khost_input *in, const khost__cublaslt *api, cublas
   }
   s = api->heuristic(handle, p->desc, p->b_layout, p->a_layout, p->out_layout, p->out_layout, preference, 1,
                      &result, &found);
-  /* A shape or layout cuBLASLt declines is a SKIP; any other failure an error. */
-  if (s == CUBLAS_STATUS_NOT_SUPPORTED || s == CUBLAS_STATUS_INVALID_VALUE) {
+  /* A shape cuBLASLt has no kernel for is a SKIP. Any other failure is an error,
+   * CUBLAS_STATUS_INVALID_VALUE too: it says the call is malformed, which a SKIP
+   * would hide (it first flagged the scale pointers missing here). */
+  if (s == CUBLAS_STATUS_NOT_SUPPORTED) {
     status = khost__cublaslt_fail(in, KHOST_STATUS_UNSUPPORTED,
                                   "cuBLASLt declines this shape: "
                                   "cublasLtMatmulAlgoGetHeuristic",
@@ -301,15 +315,6 @@ static int place_scales(const khost_input *in, scale_view v, char **cursor, cons
                                                         (cudaStream_t)in->stream));
 }
 
-static int set_pointer(const khost_input *in, plan *p, cublasLtMatmulDescAttributes_t attribute,
-                       const void *pointer)
-{
-  const khost__cublaslt *api = khost__cublaslt_open();
-  cublasStatus_t s = api->desc_set(p->desc, attribute, &pointer, sizeof pointer);
-  return s == CUBLAS_STATUS_SUCCESS ? KHOST_STATUS_OK
-                                    : khost__cublaslt_fail(in, KHOST_STATUS_INTERNAL, "scale pointer", s);
-}
-
 static int run(const khost_input *in)
 {
   khost__fp8_gemm c;
@@ -325,14 +330,15 @@ static int run(const khost_input *in)
   const void *sa = NULL, *sb = NULL;
   status = place_scales(in, a_scales(&c), &cursor, &sa);
   if (status == KHOST_STATUS_OK) status = place_scales(in, b_scales(&c), &cursor, &sb);
-  if (status == KHOST_STATUS_OK) status = set_pointer(in, p, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, sb);
-  if (status == KHOST_STATUS_OK) status = set_pointer(in, p, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, sa);
   if (status != KHOST_STATUS_OK) return status;
+  const khost__cublaslt *api = khost__cublaslt_open();
+  cublasStatus_t s = point_at_scales(api, p, sa, sb);
+  if (s != CUBLAS_STATUS_SUCCESS)
+    return khost__cublaslt_fail(in, KHOST_STATUS_INTERNAL, "the scale pointers", s);
   const float alpha = 1.0f, beta = 0.0f;
   void *out = c.out;
-  cublasStatus_t s = khost__cublaslt_open()->matmul(
-      handle, p->desc, &alpha, c.b, p->b_layout, c.a, p->a_layout, &beta, out, p->out_layout, out,
-      p->out_layout, &p->algo, in->workspace, p->algo_bytes, (cudaStream_t)in->stream);
+  s = api->matmul(handle, p->desc, &alpha, c.b, p->b_layout, c.a, p->a_layout, &beta, out, p->out_layout, out,
+                  p->out_layout, &p->algo, in->workspace, p->algo_bytes, (cudaStream_t)in->stream);
   return s == CUBLAS_STATUS_SUCCESS
              ? KHOST_STATUS_OK
              : khost__cublaslt_fail(in, KHOST_STATUS_DEVICE_ERROR, "cublasLtMatmul", s);
