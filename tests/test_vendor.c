@@ -99,15 +99,15 @@ static void hand_gemm_call(hand_call *c, int64_t m, int64_t n, int64_t k, int64_
   const int64_t values[6] = {m, n, k, qm, qn, qk};
   for (int i = 0; i < 6; i++) hand_param(c, names[i], values[i]);
   int64_t kb = k / qk, mb = (m + qm - 1) / qm, nb = (n + qn - 1) / qn;
-  const int64_t a[] = {m, k}, b[] = {n, k}, sa[] = {mb, kb}, sb[] = {nb, kb}, sa_t[] = {kb, mb},
-                sb_t[] = {kb, nb}, out[] = {m, n};
-  hand_tensor(c, false, "a", KHOST_DEVICE_CUDA, e4m3, NULL, 2, a);
-  hand_tensor(c, false, "b", KHOST_DEVICE_CUDA, e4m3, NULL, 2, b);
-  hand_tensor(c, false, "sa", KHOST_DEVICE_CUDA, FP32, NULL, 2, sa);
-  hand_tensor(c, false, "sb", KHOST_DEVICE_CUDA, FP32, NULL, 2, sb);
-  hand_tensor(c, false, "sa_t", KHOST_DEVICE_CUDA, FP32, NULL, 2, sa_t);
-  hand_tensor(c, false, "sb_t", KHOST_DEVICE_CUDA, FP32, NULL, 2, sb_t);
-  hand_tensor(c, true, "out", KHOST_DEVICE_CUDA, BF16, NULL, 2, out);
+  const struct {
+    const char *name;
+    khost_dtype dtype;
+    int64_t shape[2];
+  } tensors[] = {{"a", e4m3, {m, k}},    {"b", e4m3, {n, k}},      {"sa", FP32, {mb, kb}},
+                 {"sb", FP32, {nb, kb}}, {"sa_t", FP32, {kb, mb}}, {"sb_t", FP32, {kb, nb}},
+                 {"out", BF16, {m, n}}};
+  for (int i = 0; i < 7; i++)
+    hand_tensor(c, i == 6, tensors[i].name, KHOST_DEVICE_CUDA, tensors[i].dtype, NULL, 2, tensors[i].shape);
 }
 
 /* Each block shape without a cuBLASLt scale mode is a SKIP whose reason says why. */
