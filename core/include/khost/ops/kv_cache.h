@@ -20,6 +20,13 @@
 extern "C" {
 #endif
 
+/* The index maps compile for the device too, so that CUDA kernels use these very formulas. */
+#ifdef __CUDACC__
+#define KHOST_KV_MAP static inline __host__ __device__
+#else
+#define KHOST_KV_MAP static inline
+#endif
+
 enum khost_kv_cache_tensors {
   KHOST_KV_SRC = 0,       /* the source arena */
   KHOST_KV_SRC_TABLE = 1, /* u64: the address of each source chunk */
@@ -39,28 +46,27 @@ typedef struct khost_kv_dims {
 } khost_kv_dims;
 
 /* Block stack: the table entry of chunk (b, l, o); a block is nl * no chunks, layer-major. */
-static inline int64_t khost_kv_block_entry(const khost_kv_dims *k, int64_t b, int64_t l, int64_t o)
+KHOST_KV_MAP int64_t khost_kv_block_entry(const khost_kv_dims *k, int64_t b, int64_t l, int64_t o)
 {
   return (b * k->nl + l) * k->no + o;
 }
 
 /* Block stack: the element of (t, h, d) inside one chunk, in `layout`. */
-static inline int64_t khost_kv_chunk_index(const khost_kv_dims *k, int layout, int64_t t, int64_t h,
-                                           int64_t d)
+KHOST_KV_MAP int64_t khost_kv_chunk_index(const khost_kv_dims *k, int layout, int64_t t, int64_t h, int64_t d)
 {
   return layout == KHOST_KV_HND ? (h * k->nt + t) * k->hd + d : (t * k->nh + h) * k->hd + d;
 }
 
 /* Universal: the element of (h, l, o, t, d) inside one block [nh, nl, no, nt, hd]. */
-static inline int64_t khost_kv_universal_index(const khost_kv_dims *k, int64_t h, int64_t l, int64_t o,
-                                               int64_t t, int64_t d)
+KHOST_KV_MAP int64_t khost_kv_universal_index(const khost_kv_dims *k, int64_t h, int64_t l, int64_t o,
+                                              int64_t t, int64_t d)
 {
   return (((h * k->nl + l) * k->no + o) * k->nt + t) * k->hd + d;
 }
 
 /* Operational: the first element of chunk (l, o) inside one block [nl, no, nt*nh*hd]; the
  * chunk's elements follow in their block-stack order, unpermuted. */
-static inline int64_t khost_kv_operational_index(const khost_kv_dims *k, int64_t l, int64_t o)
+KHOST_KV_MAP int64_t khost_kv_operational_index(const khost_kv_dims *k, int64_t l, int64_t o)
 {
   return (l * k->no + o) * k->nt * k->nh * k->hd;
 }
