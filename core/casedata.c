@@ -44,12 +44,15 @@ static size_t element_count(const khost__tensor_spec *spec)
 }
 
 /* The host memory the case's own data takes: each input twice (generated, and
- * the guarded copy kernels read), each reference output and its error bounds. */
+ * the guarded copy kernels read; an arena's elements once more while they are
+ * placed), each reference output and its error bounds. */
 static size_t host_bytes(const khost__op *op, const khost__tensor_set *set)
 {
   size_t bytes = 0;
   for (int t = 0; t < set->ninputs; t++)
-    bytes += 2 * (khost__tensor_storage_bytes(&set->inputs[t]) + KHOST__GUARD_BYTES) + set->inputs[t].nbytes;
+    bytes +=
+        2 * (khost__tensor_storage_bytes(&set->inputs[t]) + KHOST__GUARD_BYTES) +
+        (set->inputs[t].chunk_dims ? set->inputs[t].nbytes : 0); /* an arena's elements, generated packed */
   for (int t = 0; t < set->noutputs; t++)
     bytes += set->outputs[t].nbytes + (op->error_bound ? element_count(&set->outputs[t]) * sizeof(float) : 0);
   return bytes;

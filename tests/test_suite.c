@@ -193,6 +193,26 @@ static const bad_file bad_files[] = {
     {"bad_form_feed_header.ini", 6, "case has no keys (it needs op = OP)"},
     /* ... and the key after a vertical tab is n, not a continuation of m's value. */
     {"bad_vertical_tab_key.ini", 4, "case a: n = 'x' is not an integer"},
+    /* The KV-cache conversions: each dimension, outer, layout, and the sizes they make. */
+    {"bad_kv_zero_dim.ini", 11, "case zero_heads: kv_block_to_universal needs nh to be at least 1, got 0"},
+    {"bad_kv_negative_dim.ini", 1,
+     "case negative_blocks: kv_operational_to_block needs nb to be at least 0, got -1"},
+    {"bad_kv_outer_three.ini", 1, "case three_outer: kv_universal_to_block needs no to be at most 2, got 3"},
+    {"bad_kv_unknown_layout.ini", 10,
+     "case misspelt_layout: kv_block_to_universal needs layout to be one of NHD, HND, got 'NDH'"},
+    {"bad_kv_layout_missing.ini", 1,
+     "case no_layout: missing parameter 'layout' for op kv_universal_to_block"},
+    {"bad_kv_layout_on_flat_op.ini", 10,
+     "case flat_with_layout: unknown key 'layout' for op kv_block_to_operational"},
+    {"bad_kv_dtype_not_allowed.ini", 1,
+     "case fp4_cache: kv_block_to_operational needs dtype to be one of fp16, bf16, fp32, e4m3, got e2m1"},
+    {"bad_kv_size_overflow.ini", 1,
+     "case overflows: kv_block_to_operational needs tensor src to take at most 34359738368 bytes, but its "
+     "size "
+     "overflows"},
+    {"bad_kv_too_large.ini", 1,
+     "case too_large: kv_operational_to_block needs tensor src to take at most 34359738368 bytes, got "
+     "1374456643584"},
 };
 
 Test(suite_load, refuses_bad_files_with_file_line_and_reason)
@@ -484,7 +504,8 @@ Test(suite_find, an_unknown_name_lists_the_folders_and_their_suites)
   /* The source tree's folder, then the installed one (whatever it holds), then $KHOST_SUITE_PATH. */
   char head[4300], tail[200];
   snprintf(head, sizeof head, "no suite 'nope'; searched: %s (%s); ", source_file("suites").s,
-           "correctness, fp8_gemm_correctness, fp8_gemm_performance, gpumode_nvfp4, performance, read_floor, "
+           "correctness, fp8_gemm_correctness, fp8_gemm_performance, gpumode_nvfp4, kv_correctness, "
+           "kv_performance, performance, read_floor, "
            "smoke");
   snprintf(tail, sizeof tail, "; %s (extra_one, extra_two)", dir);
   size_t len = strlen(err.msg), nhead = strlen(head), ntail = strlen(tail);
