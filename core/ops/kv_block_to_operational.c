@@ -3,19 +3,5 @@
 #include "khost/ops/kv_block_to_operational.h"
 #include "ops/kv_cache.h"
 
-static void tensors(const khost__case *c, khost__tensor_set *set)
-{
-  khost__kv_tensors(c, set, KHOST__KV_BLOCK_STACK, KHOST__KV_OPERATIONAL);
-}
-
-const khost__op khost__op_kv_block_to_operational = {
-    .name = "kv_block_to_operational",
-    .summary = "block-stack chunks to operational blocks, copied flat through pointer tables, bit-exact",
-    .nparams = KHOST__KV_FLAT_NPARAMS,
-    .params = khost__kv_params,
-    .tensors = tensors,
-    .generate = khost__kv_generate,
-    .flops = khost__kv_flops,
-    .bytes = khost__kv_bytes,
-    .tolerance = khost__kv_tolerance,
-};
+KHOST__KV_OP(kv_block_to_operational, KHOST__KV_BLOCK_STACK, KHOST__KV_OPERATIONAL, KHOST__KV_FLAT_NPARAMS,
+             "block-stack chunks to operational blocks, copied flat through pointer tables, bit-exact");

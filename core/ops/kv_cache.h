@@ -36,4 +36,23 @@ double khost__kv_flops(const khost__case *c);
 /* A copy moves bits: any difference is a wrong element (atol = rtol = 0). */
 void khost__kv_tolerance(const khost__case *c, double *atol, double *rtol);
 
+/* Defines the op khost__op_<name>, converting from `from` to `to` (khost__kv_side), with the
+ * first nparams of khost__kv_params: what makes each of the four ops its own. */
+#define KHOST__KV_OP(op_name, from, to, nparams_taken, op_summary)                                           \
+  static void tensors(const khost__case *c, khost__tensor_set *set)                                          \
+  {                                                                                                          \
+    khost__kv_tensors(c, set, from, to);                                                                     \
+  }                                                                                                          \
+  const khost__op khost__op_##op_name = {                                                                    \
+      .name = #op_name,                                                                                      \
+      .summary = op_summary,                                                                                 \
+      .nparams = nparams_taken,                                                                              \
+      .params = khost__kv_params,                                                                            \
+      .tensors = tensors,                                                                                    \
+      .generate = khost__kv_generate,                                                                        \
+      .flops = khost__kv_flops,                                                                              \
+      .bytes = khost__kv_bytes,                                                                              \
+      .tolerance = khost__kv_tolerance,                                                                      \
+  }
+
 #endif

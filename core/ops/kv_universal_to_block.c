@@ -3,19 +3,5 @@
 #include "khost/ops/kv_universal_to_block.h"
 #include "ops/kv_cache.h"
 
-static void tensors(const khost__case *c, khost__tensor_set *set)
-{
-  khost__kv_tensors(c, set, KHOST__KV_UNIVERSAL, KHOST__KV_BLOCK_STACK);
-}
-
-const khost__op khost__op_kv_universal_to_block = {
-    .name = "kv_universal_to_block",
-    .summary = "universal blocks to block-stack chunks (NHD or HND), through pointer tables, bit-exact",
-    .nparams = KHOST__KV_NPARAMS,
-    .params = khost__kv_params,
-    .tensors = tensors,
-    .generate = khost__kv_generate,
-    .flops = khost__kv_flops,
-    .bytes = khost__kv_bytes,
-    .tolerance = khost__kv_tolerance,
-};
+KHOST__KV_OP(kv_universal_to_block, KHOST__KV_UNIVERSAL, KHOST__KV_BLOCK_STACK, KHOST__KV_NPARAMS,
+             "universal blocks to block-stack chunks (NHD or HND), through pointer tables, bit-exact");

@@ -44,60 +44,55 @@ static size_t chunk_bytes(const call *c)
 }
 #endif
 
+/* Calls chunk(c, b, l, o) for every chunk of the call, block after block. */
+static void each_chunk(const call *c, void (*chunk)(const call *, int64_t, int64_t, int64_t))
+{
+  for (int64_t b = 0; b < c->k.nb; b++)
+    for (int64_t l = 0; l < c->k.nl; l++)
+      for (int64_t o = 0; o < c->k.no; o++) chunk(c, b, l, o);
+}
+
 #ifdef KV_FAULT_WRONG_ENTRY
 #define OP "kv_block_to_operational"
-static int run(const khost_input *in)
+static void copy_chunk(const call *c, int64_t b, int64_t l, int64_t o)
 {
-  call c = open_call(in);
-  int64_t chunks = c.k.nb * c.k.nl * c.k.no;
-  for (int64_t b = 0; b < c.k.nb; b++)
-    for (int64_t l = 0; l < c.k.nl; l++)
-      for (int64_t o = 0; o < c.k.no; o++) {
-        int64_t wrong = (khost_kv_block_entry(&c.k, b, l, o) + 1) % chunks;
-        memcpy(at(c.dst_table[b]) + (size_t)khost_kv_operational_index(&c.k, l, o) * c.es,
-               at(c.src_table[wrong]), chunk_bytes(&c));
-      }
-  return KHOST_STATUS_OK;
+  int64_t wrong = (khost_kv_block_entry(&c->k, b, l, o) + 1) % (c->k.nb * c->k.nl * c->k.no);
+  memcpy(at(c->dst_table[b]) + (size_t)khost_kv_operational_index(&c->k, l, o) * c->es,
+         at(c->src_table[wrong]), chunk_bytes(c));
 }
 #endif
 
 #ifdef KV_FAULT_OVERRUN
 #define OP "kv_operational_to_block"
-static int run(const khost_input *in)
+static void copy_chunk(const call *c, int64_t b, int64_t l, int64_t o)
 {
-  call c = open_call(in);
-  size_t n = chunk_bytes(&c);
-  for (int64_t b = 0; b < c.k.nb; b++)
-    for (int64_t l = 0; l < c.k.nl; l++)
-      for (int64_t o = 0; o < c.k.no; o++) {
-        unsigned char *chunk = at(c.dst_table[khost_kv_block_entry(&c.k, b, l, o)]);
-        const unsigned char *from =
-            at(c.src_table[b]) + (size_t)khost_kv_operational_index(&c.k, l, o) * c.es;
-        memcpy(chunk, from, n);
-        memcpy(chunk + n, from, n);
-      }
-  return KHOST_STATUS_OK;
+  size_t n = chunk_bytes(c);
+  unsigned char *chunk = at(c->dst_table[khost_kv_block_entry(&c->k, b, l, o)]);
+  const unsigned char *from = at(c->src_table[b]) + (size_t)khost_kv_operational_index(&c->k, l, o) * c->es;
+  memcpy(chunk, from, n);
+  memcpy(chunk + n, from, n);
 }
 #endif
 
 #ifdef KV_FAULT_IGNORES_LAYOUT
 #define OP "kv_block_to_universal"
+static void copy_chunk(const call *c, int64_t b, int64_t l, int64_t o)
+{
+  for (int64_t t = 0; t < c->k.nt; t++)
+    for (int64_t h = 0; h < c->k.nh; h++)
+      memcpy(at(c->dst_table[b]) + (size_t)khost_kv_universal_index(&c->k, h, l, o, t, 0) * c->es,
+             at(c->src_table[khost_kv_block_entry(&c->k, b, l, o)]) +
+                 (size_t)khost_kv_chunk_index(&c->k, KHOST_KV_NHD, t, h, 0) * c->es,
+             (size_t)c->k.hd * c->es);
+}
+#endif
+
 static int run(const khost_input *in)
 {
   call c = open_call(in);
-  size_t run_bytes = (size_t)c.k.hd * c.es;
-  for (int64_t b = 0; b < c.k.nb; b++)
-    for (int64_t l = 0; l < c.k.nl; l++)
-      for (int64_t o = 0; o < c.k.no; o++)
-        for (int64_t t = 0; t < c.k.nt; t++)
-          for (int64_t h = 0; h < c.k.nh; h++)
-            memcpy(at(c.dst_table[b]) + (size_t)khost_kv_universal_index(&c.k, h, l, o, t, 0) * c.es,
-                   at(c.src_table[khost_kv_block_entry(&c.k, b, l, o)]) +
-                       (size_t)khost_kv_chunk_index(&c.k, KHOST_KV_NHD, t, h, 0) * c.es,
-                   run_bytes);
+  each_chunk(&c, copy_chunk);
   return KHOST_STATUS_OK;
 }
-#endif
 
 static const khost_kernel kernel = {
     .struct_size = sizeof(khost_kernel),
