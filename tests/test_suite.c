@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "khost/ops.h"
 #include "suite.h"
 #include "support/endless_line.h"
 #include "support/start_elsewhere.h"
@@ -395,6 +396,10 @@ static const shipped_case shipped[] = {
     {"gpumode_nvfp4", "test_m512_k4096_l2", "nvfp4_gemv", "m", "k", "l", 512, 4096, 2},
     {"gpumode_nvfp4", "test_m512_k1536_l2", "nvfp4_gemv", "m", "k", "l", 512, 1536, 2},
     {"read_floor", "read_66mb_fp32_2016x8192", "reduce_sum", "m", "n", "dtype", 2016, 8192, KHOST__DT_FP32},
+    {"smoke", "kv_operational_to_block_e4m3", "kv_operational_to_block", "nb", "hd", "dtype", 3, 8,
+     KHOST__DT_E4M3},
+    {"kv_correctness", "b2u_s2_fp32_hnd", "kv_block_to_universal", "nh", "nl", "layout", 2, 3, KHOST_KV_HND},
+    {"kv_performance", "o2b_70b_h1_t64_e4m3_b512", "kv_operational_to_block", "nl", "nt", "nb", 80, 64, 512},
 };
 
 static khost__suite load_shipped(const char *name)
@@ -409,9 +414,15 @@ Test(shipped_suites, load_with_the_expected_number_of_cases)
   struct {
     const char *name;
     int ncases;
-  } suites[] = {
-      {"smoke", 12},     {"correctness", 73},          {"performance", 14},         {"gpumode_nvfp4", 10},
-      {"read_floor", 3}, {"fp8_gemm_correctness", 15}, {"fp8_gemm_performance", 24}};
+  } suites[] = {{"smoke", 16},
+                {"correctness", 73},
+                {"performance", 14},
+                {"gpumode_nvfp4", 10},
+                {"read_floor", 3},
+                {"fp8_gemm_correctness", 15},
+                {"fp8_gemm_performance", 24},
+                {"kv_correctness", 90},
+                {"kv_performance", 180}};
   for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++) {
     khost__suite s = load_shipped(suites[i].name);
     cr_expect_eq(s.ncases, suites[i].ncases, "%s", suites[i].name);
@@ -432,6 +443,19 @@ Test(shipped_suites, hold_the_published_shapes)
     cr_expect_eq(khost__case_param(c, want->p3), want->v3, "%s %s", want->name, want->p3);
     khost__suite_free(&s);
   }
+}
+
+/* ARCHITECTURE.md, "Adding an op", step 6: the smoke suite is where a new op
+ * first runs on every backend, so an op without a smoke case would go unseen. */
+Test(shipped_suites, smoke_has_a_case_of_every_op)
+{
+  khost__suite s = load_shipped("smoke");
+  for (const khost__op *const *op = khost__catalog_ops(); *op; op++) {
+    int found = 0;
+    for (int i = 0; i < s.ncases; i++) found += s.cases[i].op == *op;
+    cr_expect_gt(found, 0, "smoke.ini has no case of %s", (*op)->name);
+  }
+  khost__suite_free(&s);
 }
 
 /* ---- finding a suite by name ---- */
