@@ -308,24 +308,36 @@ static int check_outputs(khost__call *k, khost__check_stats *stats, khost__err *
   return KHOST__OK;
 }
 
-/* Each table as the call made it: one the kernel changed is named and made again. */
+/* Table t's entries against those the call made: KHOST__E_MUTATED naming the
+ * first changed entry. */
+static int compare_entries(const khost__call *k, int t, khost__err *err)
+{
+  const khost__tensor_spec *s = &k->data->set.inputs[t];
+  uint64_t *want = table_entries(k, t, err), *got = malloc(s->nbytes ? s->nbytes : 1);
+  int rc = want && got ? khost__buffer_read(&k->table[t], got, err)
+                       : khost__errorf(err, KHOST__E_NOMEM, "out of memory checking the table %s", s->name);
+  size_t i = 0, n = s->nbytes / sizeof *got;
+  while (rc == KHOST__OK && i < n && got[i] == want[i]) i++;
+  if (rc == KHOST__OK && i < n)
+    rc = khost__errorf(err, KHOST__E_MUTATED, "the kernel modified its input '%s' (entry %zu)", s->name, i);
+  free(want);
+  free(got);
+  return rc;
+}
+
+/* Each table as the call made it. A table is the call's own buffer, made for
+ * it as its outputs are, so a write past its ends is an out-of-bounds write
+ * (KHOST__E_GUARD, as for an output); a changed entry is a modified input
+ * (KHOST__E_MUTATED). Either way the table is made again for the next call. */
 static int check_tables(khost__call *k, khost__err *err)
 {
   const khost__case_data *d = k->data;
   for (int t = 0; t < d->set.ninputs; t++) {
-    const khost__tensor_spec *s = &d->set.inputs[t];
-    if (s->table_of < 0) continue;
-    uint64_t *want = table_entries(k, t, err), *got = malloc(s->nbytes ? s->nbytes : 1);
-    int rc = want && got ? khost__buffer_read(&k->table[t], got, err)
-                         : khost__errorf(err, KHOST__E_NOMEM, "out of memory checking the table %s", s->name);
-    if (rc == KHOST__OK) rc = khost__buffer_check_guards(&k->table[t], s->name, err);
-    size_t i = 0, n = s->nbytes / sizeof *got;
-    while (rc == KHOST__OK && i < n && got[i] == want[i]) i++;
-    if (rc == KHOST__OK && i < n)
-      rc = khost__errorf(err, KHOST__E_FAIL, "the kernel modified its input '%s' (entry %zu)", s->name, i);
-    free(want);
-    free(got);
-    if (rc == KHOST__E_FAIL) return fill_table(k, t, NULL), KHOST__E_MUTATED;
+    if (d->set.inputs[t].table_of < 0) continue;
+    int rc = khost__buffer_check_guards(&k->table[t], d->set.inputs[t].name, err);
+    if (rc == KHOST__E_FAIL) rc = KHOST__E_GUARD;
+    if (rc == KHOST__OK) rc = compare_entries(k, t, err);
+    if (rc == KHOST__E_GUARD || rc == KHOST__E_MUTATED) fill_table(k, t, NULL);
     if (rc != KHOST__OK) return rc;
   }
   return KHOST__OK;

@@ -61,8 +61,9 @@ int khost__call_check_bounds(const khost__call *k, int t, khost__err *err);
 int khost__call_check(khost__call *k, khost__check_stats *stats, khost__err *err);
 
 /* What a finished call may have damaged besides its outputs: the workspace's
- * guards (KHOST__E_GUARD), what it was handed as read-only and its pointer
- * tables (KHOST__E_MUTATED; restored) and the inputs (KHOST__E_MUTATED). */
+ * guards (KHOST__E_GUARD), what it was handed as read-only (KHOST__E_MUTATED;
+ * restored), its pointer tables (KHOST__E_GUARD for a guard band,
+ * KHOST__E_MUTATED for an entry; restored) and the inputs (KHOST__E_MUTATED). */
 int khost__call_check_side_effects(khost__call *k, khost__err *err);
 
 /* Host copy of output t (nbytes of the output spec) into dst; an arena's

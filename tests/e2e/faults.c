@@ -444,6 +444,13 @@ static kv_fault kv_fault_table[] = {
     /* Every chunk read as NHD: right where it is NHD, wrong where it is HND. */
     {"kv_fault_ignores_layout", "b2u_s1_bf16_nhd", "PASS", ""},
     {"kv_fault_ignores_layout", "b2u_s1_bf16_hnd", "FAIL", "600 of 720 elements outside atol 0 + rtol 0"},
+    /* A changed entry is a modified input, named by its index: 3 blocks x 2 layers x K, V = 12 entries. */
+    {"kv_fault_writes_table", "o2b_s1_bf16", "ERROR", "the kernel modified its input 'dst_table' (entry 11)"},
+    /* A write past a table's end is out of bounds, as past an output's; a table of nb = 0 has its bands too.
+     */
+    {"kv_fault_table_overrun", "o2b_s2_fp32", "FAIL", "out-of-bounds write: src_table: "},
+    {"kv_fault_table_overrun", "o2b_s3_e4m3", "FAIL", "guard bytes overwritten past the end"},
+    {"kv_fault_table_overrun", "o2b_empty_bf16", "FAIL", "out-of-bounds write: src_table: "},
 };
 
 ParameterizedTestParameters(faults, each_kv_fault_is_caught_and_named)

@@ -6,7 +6,11 @@
  *  - OVERRUN: kv_operational_to_block writes each chunk, then its bytes again
  *    one chunk past its end;
  *  - IGNORES_LAYOUT: kv_block_to_universal reads every chunk as NHD, whatever
- *    the case's layout (right for NHD, wrong for HND).
+ *    the case's layout (right for NHD, wrong for HND);
+ *  - WRITES_TABLE: kv_operational_to_block, right, then clears the last entry
+ *    of dst_table, as a kernel that marks the chunks it has done in place;
+ *  - TABLE_OVERRUN: kv_operational_to_block, right, then writes a null entry
+ *    one past the end of src_table, as a kernel that terminates its table.
  * Each is otherwise a plain CPU copy through the tables, trusting the host. */
 #include <string.h>
 
@@ -37,7 +41,7 @@ static unsigned char *at(uint64_t address)
   return (unsigned char *)(uintptr_t)address;
 }
 
-#if defined(KV_FAULT_WRONG_ENTRY) || defined(KV_FAULT_OVERRUN)
+#ifndef KV_FAULT_IGNORES_LAYOUT
 static size_t chunk_bytes(const call *c)
 {
   return (size_t)(c->k.nt * c->k.nh * c->k.hd) * c->es;
@@ -62,7 +66,7 @@ static void copy_chunk(const call *c, int64_t b, int64_t l, int64_t o)
 }
 #endif
 
-#ifdef KV_FAULT_OVERRUN
+#if defined(KV_FAULT_OVERRUN) || defined(KV_FAULT_WRITES_TABLE) || defined(KV_FAULT_TABLE_OVERRUN)
 #define OP "kv_operational_to_block"
 static void copy_chunk(const call *c, int64_t b, int64_t l, int64_t o)
 {
@@ -70,7 +74,9 @@ static void copy_chunk(const call *c, int64_t b, int64_t l, int64_t o)
   unsigned char *chunk = at(c->dst_table[khost_kv_block_entry(&c->k, b, l, o)]);
   const unsigned char *from = at(c->src_table[b]) + (size_t)khost_kv_operational_index(&c->k, l, o) * c->es;
   memcpy(chunk, from, n);
+#ifdef KV_FAULT_OVERRUN
   memcpy(chunk + n, from, n);
+#endif
 }
 #endif
 
@@ -87,10 +93,33 @@ static void copy_chunk(const call *c, int64_t b, int64_t l, int64_t o)
 }
 #endif
 
+#if defined(KV_FAULT_WRITES_TABLE)
+static void after_copy(const khost_input *in, const call *c)
+{
+  uint64_t *table = khost_tensor_at(in->inputs, KHOST_KV_DST_TABLE)->data;
+  int64_t entries = c->k.nb * c->k.nl * c->k.no;
+  if (entries) table[entries - 1] = 0;
+}
+#elif defined(KV_FAULT_TABLE_OVERRUN)
+static void after_copy(const khost_input *in, const call *c)
+{
+  uint64_t *table = khost_tensor_at(in->inputs, KHOST_KV_SRC_TABLE)->data;
+  table[c->k.nb] = 0;
+}
+#else
+/* The other faults are in their copies alone. */
+static void after_copy(const khost_input *in, const call *c)
+{
+  (void)in;
+  (void)c;
+}
+#endif
+
 static int run(const khost_input *in)
 {
   call c = open_call(in);
   each_chunk(&c, copy_chunk);
+  after_copy(in, &c);
   return KHOST_STATUS_OK;
 }
 
