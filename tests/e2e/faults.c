@@ -446,12 +446,21 @@ static kv_fault kv_fault_table[] = {
     {"kv_fault_ignores_layout", "b2u_s1_bf16_hnd", "FAIL", "600 of 720 elements outside atol 0 + rtol 0"},
     /* A changed entry is a modified input, named by its index: 3 blocks x 2 layers x K, V = 12 entries. */
     {"kv_fault_writes_table", "o2b_s1_bf16", "ERROR", "the kernel modified its input 'dst_table' (entry 11)"},
-    /* A write past a table's end is out of bounds, as past an output's; a table of nb = 0 has its bands too.
-     */
+    /* A write past a table's end is out of bounds, as past an output's; so with no entries (nb = 0). */
     {"kv_fault_table_overrun", "o2b_s2_fp32", "FAIL", "out-of-bounds write: src_table: "},
     {"kv_fault_table_overrun", "o2b_s3_e4m3", "FAIL", "guard bytes overwritten past the end"},
     {"kv_fault_table_overrun", "o2b_empty_bf16", "FAIL", "out-of-bounds write: src_table: "},
 };
+
+/* khost on f's case of kv_correctness, with the reference and f's fixture plugin alone. */
+static void run_kv_fault(outcome *o, const kv_fault *f)
+{
+  char plugin[64], backends[64];
+  snprintf(plugin, sizeof plugin, "@%s.so", f->backend);
+  snprintf(backends, sizeof backends, "reference,%s", f->backend);
+  KHOST(o, FAST, "--suite", "kv_correctness", "--case", f->case_name, "--plugin", plugin, "--backends",
+        backends);
+}
 
 ParameterizedTestParameters(faults, each_kv_fault_is_caught_and_named)
 {
@@ -460,12 +469,8 @@ ParameterizedTestParameters(faults, each_kv_fault_is_caught_and_named)
 
 ParameterizedTest(kv_fault *f, faults, each_kv_fault_is_caught_and_named)
 {
-  char plugin[64], backends[64];
-  snprintf(plugin, sizeof plugin, "@%s.so", f->backend);
-  snprintf(backends, sizeof backends, "reference,%s", f->backend);
   outcome o;
-  KHOST(&o, FAST, "--suite", "kv_correctness", "--case", f->case_name, "--plugin", plugin, "--backends",
-        backends);
+  run_kv_fault(&o, f);
   table_row row = find_row(o.out, f->case_name, f->backend);
   cr_assert(row.found, "%s: no table row; stdout:\n%s\nstderr:\n%s", f->backend, o.out, o.err);
   cr_expect_str_eq(row.status, f->status, "%s on %s: details:\n%s", f->backend, f->case_name, row.details);
