@@ -1,5 +1,6 @@
 #include "shard.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -9,10 +10,11 @@
 #include "buffers.h" /* khost__hash_bytes */
 #include "suite.h"
 
-/* A whole number from lo to hi, all of s. */
+/* A whole number from lo to hi, all of s, digits only (strtol would take blanks and a sign). */
 static int whole_number(const char *s, long lo, long hi, long *out)
 {
   char *end;
+  if (!isdigit((unsigned char)*s)) return 0;
   errno = 0;
   long v = strtol(s, &end, 10);
   if (errno || end == s || *end || v < lo || v > hi) return 0;
