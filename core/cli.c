@@ -265,21 +265,15 @@ static int check_together(const khost__options *o, khost__err *err)
   if (o->warmup_s >= o->timeout_s)
     return khost__errorf(err, KHOST__E_CONFIG, "--warmup %g s must be shorter than --timeout %g s",
                          o->warmup_s, o->timeout_s);
-  const struct {
-    const char *flag, *path;
-  } outputs[] = {{"json", o->json}, {"csv", o->csv}, {"junit", o->junit}, {"dump", o->dump}};
+  const khost__output_flag outputs[] = {
+      {"--json", o->json}, {"--csv", o->csv}, {"--junit", o->junit}, {"--dump", o->dump}};
   const int n = sizeof outputs / sizeof outputs[0];
-  for (int i = 0; i < n; i++) {
+  for (int i = 0; i < n; i++)
     if (o->list && outputs[i].path)
-      return khost__errorf(err, KHOST__E_CONFIG, "--list runs no case: --%s has nothing to write",
+      return khost__errorf(err, KHOST__E_CONFIG, "--list runs no case: %s has nothing to write",
                            outputs[i].flag);
-    /* As files, not strings: "r.json" and "./r.json" are one file, and one output would replace the other. */
-    for (int j = i + 1; outputs[i].path && j < n; j++)
-      if (outputs[j].path && khost__same_file(outputs[i].path, outputs[j].path))
-        return khost__errorf(err, KHOST__E_CONFIG, "--%s and --%s name the same file '%s'", outputs[i].flag,
-                             outputs[j].flag, outputs[i].path);
-  }
-  return KHOST__OK;
+  /* As files, not strings: "r.json" and "./r.json" are one file, and one output would replace the other. */
+  return khost__outputs_distinct(outputs, n, NULL, 0, err);
 }
 
 static char command_line[1024];

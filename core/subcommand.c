@@ -68,29 +68,6 @@ static int take_flag(args *a, int id, const char *value, khost__err *err)
   }
 }
 
-/* An output that names a report read, or another output, would replace it. */
-static int check_outputs(const args *a, khost__err *err)
-{
-  const struct {
-    const char *flag, *path;
-  } outputs[] = {{"-o", a->output},
-                 {"--json", a->reports.json},
-                 {"--csv", a->reports.csv},
-                 {"--junit", a->reports.junit}};
-  const int n = sizeof outputs / sizeof outputs[0];
-  for (int i = 0; i < n; i++) {
-    for (int k = 0; outputs[i].path && k < a->nfiles; k++)
-      if (khost__same_file(outputs[i].path, a->files[k]))
-        return khost__errorf(err, KHOST__E_CONFIG, "%s names the report it reads, '%s'", outputs[i].flag,
-                             outputs[i].path);
-    for (int j = i + 1; outputs[i].path && j < n; j++)
-      if (outputs[j].path && khost__same_file(outputs[i].path, outputs[j].path))
-        return khost__errorf(err, KHOST__E_CONFIG, "%s and %s name the same file '%s'", outputs[i].flag,
-                             outputs[j].flag, outputs[i].path);
-  }
-  return KHOST__OK;
-}
-
 /* The files named (getopt_long has moved them past the flags), and whether
  * there are as many as the subcommand takes. */
 static int take_files(args *a, int argc, char **argv, khost__err *err)
@@ -107,7 +84,12 @@ static int take_files(args *a, int argc, char **argv, khost__err *err)
                          : min == 2 ? "RUN.json and BASE.json"
                                     : "RUN.json");
   if (is_report && !a->output) return khost__errorf(err, KHOST__E_CONFIG, "needs -o FILE (see --help)");
-  return check_outputs(a, err);
+  const khost__output_flag outputs[] = {{"-o", a->output},
+                                        {"--json", a->reports.json},
+                                        {"--csv", a->reports.csv},
+                                        {"--junit", a->reports.junit}};
+  /* An output that names a report read, or another output, would replace it. */
+  return khost__outputs_distinct(outputs, sizeof outputs / sizeof *outputs, a->files, a->nfiles, err);
 }
 
 static int parse(args *a, int argc, char **argv, khost__err *err)

@@ -13,85 +13,65 @@
 #include "report_row.h"
 #include "support/scratch_dir.h"
 
-static char path[128];
+TestSuite(report_row, .init = scratch_dir_make, .fini = scratch_dir_remove);
 
-static void make_dir(void)
+/* A row of case (at place index in its suite) and backend on device, its counts given. */
+static khost__row identified(const char *case_params, int index, const char *backend_device, double flops,
+                             double bytes)
 {
-  scratch_dir_make();
-  scratch_dir_path(path, sizeof path, "report.json");
+  khost__row r;
+  memset(&r, 0, sizeof r);
+  sscanf(case_params, "%63s %31s", r.id.case_name, r.id.op);
+  snprintf(r.id.params, sizeof r.id.params, "%s", strchr(strchr(case_params, ' ') + 1, ' ') + 1);
+  sscanf(backend_device, "%64s %7s", r.id.backend, r.id.device);
+  r.id.case_index = index;
+  r.id.flops = flops;
+  r.id.bytes = bytes;
+  return r;
 }
-
-TestSuite(report_row, .init = make_dir, .fini = scratch_dir_remove);
 
 static khost__row timed_fail(void)
 {
-  khost__row r = {
-      .id = {.case_name = "gemv_small",
-             .op = "nvfp4_gemv",
-             .params = "m=128 k=256 l=2",
-             .backend = "cute",
-             .device = "cuda",
-             .flops = 131072,
-             .bytes = 24576,
-             .atol = 0.25,
-             .rtol = 0.125,
-             .case_index = 7},
-      .measured = {.status = KHOST__ROW_FAIL,
-                   .message = "wrong result: 2 of 256 elements\nout of tolerance",
-                   .variant = "gemv_rows<tpr=32,w=2>",
-                   .check = {.count = 256,
-                             .mismatches = 2,
-                             .unwritten = 1,
-                             .max_abs = 0.5,
-                             .max_rel = 0.0625,
-                             .mean_abs = 0.03125,
-                             .max_mixed = 0.75,
-                             .nshown = 2},
-                   .time = {.samples = 20,
-                            .median = 2e-6,
-                            .mean = 3e-6,
-                            .min = 1e-6,
-                            .max = 4e-6,
-                            .stddev = 5e-7,
-                            .noise = 1.5,
-                            .sm_mhz = 1980,
-                            .throttled = 3,
-                            .sm_mhz_min = 1755}},
-      .derived = {.gbps = 12.288, .tflops = 0.065536, .peak_fraction = 0.003, .speedup = 0, .is_baseline = 0},
-  };
-  r.measured.check.shown[0] =
-      (khost__mismatch){.index = 17, .where = "c[batch=0, row=17]", .got = 1.5, .expected = -2.25};
-  r.measured.check.shown[1] =
-      (khost__mismatch){.index = 99, .where = "c[batch=1, row=3]", .got = NAN, .expected = 0.5};
+  khost__row r = identified("gemv_small nvfp4_gemv m=128 k=256 l=2", 7, "cute cuda", 131072, 24576);
+  khost__check_stats check = {.count = 256,
+                              .mismatches = 2,
+                              .unwritten = 1,
+                              .max_abs = 0.5,
+                              .max_rel = 0.0625,
+                              .mean_abs = 0.03125,
+                              .max_mixed = 0.75,
+                              .nshown = 2};
+  khost__timing time = {20, 2e-6, 3e-6, 1e-6, 4e-6, 5e-7, 1.5, 1980, 3, 1755};
+  r.id.atol = 0.25;
+  r.id.rtol = 0.125;
+  r.measured.status = KHOST__ROW_FAIL;
+  snprintf(r.measured.message, sizeof r.measured.message,
+           "wrong result: 2 of 256 elements\nout of tolerance");
+  snprintf(r.measured.variant, sizeof r.measured.variant, "gemv_rows<tpr=32,w=2>");
+  r.measured.check = check;
+  r.measured.check.shown[0] = (khost__mismatch){17, "c[batch=0, row=17]", 1.5, -2.25};
+  r.measured.check.shown[1] = (khost__mismatch){99, "c[batch=1, row=3]", NAN, 0.5};
+  r.measured.time = time;
+  r.derived = (khost__derived){12.288, 0.065536, 0.003, 0, 0};
   return r;
 }
 
 /* A reference row timed once (no spread), with no variant, on the CPU. */
 static khost__row one_sample_pass(void)
 {
-  khost__row r = {
-      .id = {.case_name = "copy",
-             .op = "copy_transpose",
-             .params = "m=64 n=100 dtype=fp16",
-             .backend = "reference",
-             .device = "cpu",
-             .bytes = 25600},
-      .measured = {.status = KHOST__ROW_PASS,
-                   .check = {.count = 6400},
-                   .time = {.samples = 1,
-                            .median = 0.125,
-                            .mean = 0.125,
-                            .min = 0.125,
-                            .max = 0.125,
-                            .stddev = NAN,
-                            .noise = NAN}},
-      .derived = {.gbps = 2.048e-4, .speedup = 1, .is_baseline = 1},
-  };
+  khost__row r = identified("copy copy_transpose m=64 n=100 dtype=fp16", 0, "reference cpu", 0, 25600);
+  khost__timing time = {1, 0.125, 0.125, 0.125, 0.125, NAN, NAN, 0, 0, 0};
+  r.measured.status = KHOST__ROW_PASS;
+  r.measured.check.count = 6400;
+  r.measured.time = time;
+  r.derived = (khost__derived){2.048e-4, 0, 0, 1, 1};
   return r;
 }
 
 static void write_and_read(const khost__row *rows, int n, khost__report_doc *doc)
 {
+  char path[128];
+  scratch_dir_path(path, sizeof path, "report.json");
   static const khost__run_info info = {.khost_version = "0.1.0"};
   khost__json_writer *w;
   khost__err err;
@@ -164,9 +144,11 @@ Test(report_row, a_run_description_read_back_is_the_one_written)
                                        .shard_count = 4,
                                        .shard_cases = 3,
                                        .selected_cases = 12};
+  char path[128];
   khost__json_writer *w;
   khost__err err;
   khost__report_doc doc;
+  scratch_dir_path(path, sizeof path, "run.json");
   cr_assert_eq(khost__json_open(path, &info, 0644, &w, &err), KHOST__OK, "%s", err.msg);
   cr_assert_eq(khost__json_end(w, 1, &err), KHOST__OK, "%s", err.msg);
   khost__json_free(w);
