@@ -126,19 +126,47 @@ static json_t *shard_json(const khost__run_info *i)
                    i->shard_cases, "selected_cases", i->selected_cases);
 }
 
+/* A name that may be unknown: null rather than "". */
+static json_t *name_json(const char *s, size_t size)
+{
+  return s[0] ? text_field(s, size) : json_null();
+}
+
+static json_t *device_json(const khost__run_device *d)
+{
+  return json_pack("{s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "ordinal", d->ordinal, "name",
+                   name_json(d->name, sizeof d->name), "uuid", name_json(d->uuid, sizeof d->uuid), "sm_count",
+                   count(d->sm_count), "l2_bytes", count((json_int_t)d->l2_bytes), "sm_clock_mhz",
+                   count(d->sm_clock_mhz), "mem_clock_mhz", count(d->mem_clock_mhz), "peak_gbps",
+                   measured(d->peak_gbps, 1), "empty_call_s", measured(d->empty_call_s, 1));
+}
+
+static json_t *devices_json(const khost__run_info *i)
+{
+  json_t *a = json_array();
+  for (int k = 0; a && k < i->ndevices && k < KHOST__DEVICES_MAX; k++) {
+    if (json_array_append_new(a, device_json(&i->devices[k])) != 0) {
+      json_decref(a);
+      a = NULL;
+    }
+  }
+  return a;
+}
+
 static json_t *run_json(const khost__run_info *i)
 {
   /* The CUDA versions as the runtime gives them: 1000 * major + 10 * minor. */
   return json_pack(
       "{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
-      "s:o}",
+      "s:o, s:o}",
       "khost_version", TEXT(i->khost_version), "host", TEXT(i->host), "cpu", TEXT(i->cpu), "ncpus",
       count(i->ncpus), "device", TEXT(i->device), "sm_count", count(i->sm_count), "l2_bytes",
       count((json_int_t)i->l2_bytes), "sm_clock_mhz", count(i->sm_clock_mhz), "mem_clock_mhz",
       count(i->mem_clock_mhz), "peak_gbps", measured(i->peak_gbps, 1), "empty_call_s",
       measured(i->empty_call_s, 1), "cuda_driver_version", count(i->cuda_driver), "cuda_runtime_version",
       count(i->cuda_runtime), "suite", TEXT(i->suite), "command", TEXT(i->command), "date", TEXT(i->date),
-      "baseline", TEXT(i->baseline), "shard", shard_json(i), "merged_shards", count(i->merged_shards));
+      "baseline", TEXT(i->baseline), "shard", shard_json(i), "merged_shards", count(i->merged_shards),
+      "devices", devices_json(i));
 }
 
 static json_t *backend_json(const khost__backend_summary *b)
