@@ -55,15 +55,21 @@ static json_t *mismatch_json(const khost__mismatch *m)
                    number(m->got), "expected", number(m->expected));
 }
 
+/* Appends item to *array; a failure (out of memory) drops the whole array, which
+ * json_pack then refuses, so that no report holds half an array. */
+static void append(json_t **array, json_t *item)
+{
+  if (json_array_append_new(*array, item) != 0) {
+    json_decref(*array);
+    *array = NULL;
+  }
+}
+
 static json_t *mismatches_json(const khost__check_stats *s)
 {
   json_t *shown = json_array();
-  for (int i = 0; shown && i < s->nshown && i < KHOST__MAX_MISMATCHES; i++) {
-    if (json_array_append_new(shown, mismatch_json(&s->shown[i])) != 0) {
-      json_decref(shown);
-      shown = NULL;
-    }
-  }
+  for (int i = 0; shown && i < s->nshown && i < KHOST__MAX_MISMATCHES; i++)
+    append(&shown, mismatch_json(&s->shown[i]));
   return shown;
 }
 
@@ -134,22 +140,19 @@ static json_t *name_json(const char *s, size_t size)
 
 static json_t *device_json(const khost__run_device *d)
 {
-  return json_pack("{s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "ordinal", d->ordinal, "name",
-                   name_json(d->name, sizeof d->name), "uuid", name_json(d->uuid, sizeof d->uuid), "sm_count",
-                   count(d->sm_count), "l2_bytes", count((json_int_t)d->l2_bytes), "sm_clock_mhz",
-                   count(d->sm_clock_mhz), "mem_clock_mhz", count(d->mem_clock_mhz), "peak_gbps",
-                   measured(d->peak_gbps, 1), "empty_call_s", measured(d->empty_call_s, 1));
+  const khost__device_info *g = &d->gpu;
+  return json_pack("{s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "ordinal", g->ordinal, "name",
+                   name_json(d->name, sizeof d->name), "uuid", name_json(g->uuid, sizeof g->uuid), "sm_count",
+                   count(g->sm_count), "l2_bytes", count((json_int_t)g->l2_bytes), "sm_clock_mhz",
+                   count(g->sm_clock_mhz), "mem_clock_mhz", count(g->mem_clock_mhz), "peak_gbps",
+                   measured(g->peak_gbps, 1), "empty_call_s", measured(g->empty_call_s, 1));
 }
 
 static json_t *devices_json(const khost__run_info *i)
 {
   json_t *a = json_array();
-  for (int k = 0; a && k < i->ndevices && k < KHOST__DEVICES_MAX; k++) {
-    if (json_array_append_new(a, device_json(&i->devices[k])) != 0) {
-      json_decref(a);
-      a = NULL;
-    }
-  }
+  for (int k = 0; a && k < i->ndevices && k < KHOST__DEVICES_MAX; k++)
+    append(&a, device_json(&i->devices[k]));
   return a;
 }
 
@@ -185,12 +188,7 @@ static json_t *summary_json(const khost__summary *s)
       counts = NULL;
     }
   }
-  for (int b = 0; backends && b < s->nbackends; b++) {
-    if (json_array_append_new(backends, backend_json(&s->backends[b])) != 0) {
-      json_decref(backends);
-      backends = NULL;
-    }
-  }
+  for (int b = 0; backends && b < s->nbackends; b++) append(&backends, backend_json(&s->backends[b]));
   return json_pack("{s:i, s:o, s:o, s:i}", "rows", s->nrows, "counts", counts, "backends", backends,
                    "rows_omitted", s->rows_omitted);
 }

@@ -61,45 +61,36 @@ static void describe_run(khost__run_info *info, const khost__options *o, const c
 static khost__run_device *device_entry(khost__run_info *info, int ordinal)
 {
   for (int i = 0; i < info->ndevices; i++)
-    if (info->devices[i].ordinal == ordinal) return &info->devices[i];
+    if (info->devices[i].gpu.ordinal == ordinal) return &info->devices[i];
   if (info->ndevices == KHOST__DEVICES_MAX) return NULL;
-  info->devices[info->ndevices].ordinal = ordinal;
+  info->devices[info->ndevices].gpu.ordinal = ordinal;
   return &info->devices[info->ndevices++];
 }
 
-/* The single-device keys of the run: the first device in the list that came up. */
-static void describe_first_device(khost__run_info *info, const khost__device_info *d)
+/* The single-device keys of the run: from the first device of the list that came up. */
+static void describe_device(khost__run_info *info, const khost__device_info *d)
 {
-  for (int i = 0; i < info->ndevices; i++) {
-    if (!info->devices[i].name[0]) continue;
-    if (info->devices[i].ordinal != d->ordinal) return;
-    snprintf(info->device, sizeof info->device, "%s", info->devices[i].name);
-    info->sm_count = d->sm_count;
-    info->l2_bytes = d->l2_bytes;
-    info->sm_clock_mhz = d->sm_clock_mhz;
-    info->mem_clock_mhz = d->mem_clock_mhz;
-    info->peak_gbps = d->peak_gbps;
-    info->empty_call_s = d->empty_call_s;
-    info->cuda_driver = d->driver_version;
-    info->cuda_runtime = d->runtime_version;
-    return;
-  }
+  snprintf(info->device, sizeof info->device, "%.100s (sm_%d%d)", d->name, d->cc_major, d->cc_minor);
+  info->sm_count = d->sm_count;
+  info->l2_bytes = d->l2_bytes;
+  info->sm_clock_mhz = d->sm_clock_mhz;
+  info->mem_clock_mhz = d->mem_clock_mhz;
+  info->peak_gbps = d->peak_gbps;
+  info->empty_call_s = d->empty_call_s;
+  info->cuda_driver = d->driver_version;
+  info->cuda_runtime = d->runtime_version;
 }
 
 /* The device a case's worker reported, into the run's list of devices. */
-static void describe_device(khost__run_info *info, const khost__device_info *d)
+static void note_device(khost__run_info *info, const khost__device_info *d)
 {
   khost__run_device *e = device_entry(info, d->ordinal);
   if (!e) return;
+  e->gpu = *d;
   snprintf(e->name, sizeof e->name, "%.100s (sm_%d%d)", d->name, d->cc_major, d->cc_minor);
-  snprintf(e->uuid, sizeof e->uuid, "%.*s", (int)sizeof d->uuid - 1, d->uuid);
-  e->sm_count = d->sm_count;
-  e->l2_bytes = d->l2_bytes;
-  e->sm_clock_mhz = d->sm_clock_mhz;
-  e->mem_clock_mhz = d->mem_clock_mhz;
-  e->peak_gbps = d->peak_gbps;
-  e->empty_call_s = d->empty_call_s;
-  describe_first_device(info, d);
+  int first = 0;
+  while (!info->devices[first].name[0]) first++;
+  if (&info->devices[first] == e) describe_device(info, d);
   khost__text_clean_run_info(info);
 }
 
@@ -107,7 +98,7 @@ static int case_done(void *ctx, const khost__row *rows, int n, const khost__devi
                      khost__err *err)
 {
   khost__run_reports *r = ctx;
-  if (device) describe_device(&r->info, device);
+  if (device) note_device(&r->info, device);
   return khost__run_reports_add(r, rows, n, device != NULL, err);
 }
 

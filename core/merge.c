@@ -111,7 +111,7 @@ static int report_rows(khost__run_reports *r, const merged_row *rows, size_t n, 
 
 static int same_device(const khost__run_device *a, const khost__run_device *b)
 {
-  return a->ordinal == b->ordinal && !strcmp(a->name, b->name) && !strcmp(a->uuid, b->uuid);
+  return a->gpu.ordinal == b->gpu.ordinal && !strcmp(a->name, b->name) && !strcmp(a->gpu.uuid, b->gpu.uuid);
 }
 
 /* Every shard's devices, in the order of the shards given, each once: shards

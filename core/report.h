@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 
+#include "cuda.h"
 #include "devices.h"
 #include "error.h"
 #include "result.h"
@@ -13,13 +14,8 @@
 /* One device of a run, as it measured itself. Plain value; zero numbers and
  * empty names mean unknown (a CPU lane of --devices, a GPU that did not come up). */
 typedef struct khost__run_device {
-  int ordinal;
-  char name[128]; /* as khost__run_info's device: "NAME (sm_XY)" */
-  char uuid[48];
-  int sm_count;
-  size_t l2_bytes;
-  int sm_clock_mhz, mem_clock_mhz;
-  double peak_gbps, empty_call_s; /* its own copy bandwidth and empty kernel, 0 when not measured */
+  char name[128];         /* as khost__run_info's device: "NAME (sm_XY)" */
+  khost__device_info gpu; /* as its worker sent it: ordinal, uuid, its own peak_gbps and empty_call_s */
 } khost__run_device;
 
 /* The run and the machine it ran on. Plain value owned by the caller; empty

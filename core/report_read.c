@@ -55,22 +55,21 @@ static const key_rule run_keys[] = {
     {"shard.cases", TYPE_INTEGER, INFO(shard_cases)},
     {"shard.selected_cases", TYPE_INTEGER, INFO(selected_cases)},
     {"merged_shards", TYPE_INTEGER, INFO(merged_shards)},
-    {"devices", TYPE_ARRAY, 0, 0},
 };
 
 #define DEVICE(field) offsetof(khost__run_device, field), sizeof(((khost__run_device *)0)->field)
 
 /* The keys of each object of run.devices, each with its khost__run_device field. */
 static const key_rule device_keys[] = {
-    {"ordinal", TYPE_INTEGER, DEVICE(ordinal)},
+    {"ordinal", TYPE_INTEGER, DEVICE(gpu.ordinal)},
     {"name", TYPE_TEXT, DEVICE(name)},
-    {"uuid", TYPE_TEXT, DEVICE(uuid)},
-    {"sm_count", TYPE_INTEGER, DEVICE(sm_count)},
-    {"l2_bytes", TYPE_INTEGER, DEVICE(l2_bytes)},
-    {"sm_clock_mhz", TYPE_INTEGER, DEVICE(sm_clock_mhz)},
-    {"mem_clock_mhz", TYPE_INTEGER, DEVICE(mem_clock_mhz)},
-    {"peak_gbps", TYPE_NUMBER, DEVICE(peak_gbps)},
-    {"empty_call_s", TYPE_NUMBER, DEVICE(empty_call_s)},
+    {"uuid", TYPE_TEXT, DEVICE(gpu.uuid)},
+    {"sm_count", TYPE_INTEGER, DEVICE(gpu.sm_count)},
+    {"l2_bytes", TYPE_INTEGER, DEVICE(gpu.l2_bytes)},
+    {"sm_clock_mhz", TYPE_INTEGER, DEVICE(gpu.sm_clock_mhz)},
+    {"mem_clock_mhz", TYPE_INTEGER, DEVICE(gpu.mem_clock_mhz)},
+    {"peak_gbps", TYPE_NUMBER, DEVICE(gpu.peak_gbps)},
+    {"empty_call_s", TYPE_NUMBER, DEVICE(gpu.empty_call_s)},
 };
 
 /* A row's identity: without these a row cannot be told apart or shown. */
@@ -195,7 +194,7 @@ static int check_peaks(const char *file, const json_t *run, khost__err *err)
 static int check_devices(const char *file, const json_t *run, khost__err *err)
 {
   json_t *devices = khost__report_value(run, "devices");
-  int rc = KHOST__OK;
+  int rc = check_key(file, "run", run, "devices", TYPE_ARRAY, err);
   char where[64];
   for (size_t i = 0; i < json_array_size(devices) && rc == KHOST__OK; i++) {
     json_t *d = json_array_get(devices, i);

@@ -84,6 +84,6 @@ void khost__text_clean_run_info(khost__run_info *info)
   CLEAN_LINE(info->baseline);
   for (int i = 0; i < info->ndevices && i < KHOST__DEVICES_MAX; i++) {
     CLEAN_LINE(info->devices[i].name);
-    CLEAN_LINE(info->devices[i].uuid);
+    CLEAN_LINE(info->devices[i].gpu.uuid);
   }
 }

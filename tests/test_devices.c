@@ -8,26 +8,32 @@
 
 #include "devices.h"
 
-Test(devices, a_list_keeps_its_order)
+/* spec, which must be read. */
+static khost__devices parsed(const char *spec)
 {
   khost__devices d;
-  khost__err err;
-  cr_assert_eq(khost__devices_parse("3,0,2", &d, &err), KHOST__OK, "%s", err.msg);
+  khost__err err = {{0}};
+  cr_assert_eq(khost__devices_parse(spec, &d, &err), KHOST__OK, "'%s': %s", spec, err.msg);
+  return d;
+}
+
+Test(devices, a_list_keeps_its_order)
+{
+  khost__devices d = parsed("3,0,2");
   cr_expect_eq(d.all, 0);
   cr_assert_eq(d.count, 3);
   cr_expect_eq(d.ordinals[0], 3);
   cr_expect_eq(d.ordinals[1], 0);
   cr_expect_eq(d.ordinals[2], 2);
-  cr_assert_eq(khost__devices_parse("1023", &d, &err), KHOST__OK, "%s", err.msg);
+  d = parsed("1023");
   cr_expect_eq(d.count, 1);
   cr_expect_eq(d.ordinals[0], 1023);
 }
 
 Test(devices, all_waits_for_the_count)
 {
-  khost__devices d;
+  khost__devices d = parsed("all");
   khost__err err;
-  cr_assert_eq(khost__devices_parse("all", &d, &err), KHOST__OK, "%s", err.msg);
   cr_expect_eq(d.all, 1);
   cr_expect_eq(d.count, 0);
   cr_assert_eq(khost__devices_resolve(&d, 4, "", &err), KHOST__OK, "%s", err.msg);
@@ -63,25 +69,23 @@ Test(devices, a_repeated_ordinal_or_too_many_is_refused)
 
 Test(devices, a_missing_ordinal_is_refused_listing_those_that_exist)
 {
-  khost__devices d;
+  khost__devices d = parsed("0,3");
   khost__err err = {{0}};
-  cr_assert_eq(khost__devices_parse("0,3", &d, &err), KHOST__OK);
   cr_expect_eq(khost__devices_resolve(&d, 2, "", &err), KHOST__E_CONFIG);
   cr_expect_str_eq(err.msg,
                    "--devices: there is no CUDA device 3: the visible devices are 0 to 1 (2 of them)");
-  cr_assert_eq(khost__devices_parse("0,1", &d, &err), KHOST__OK);
+  d = parsed("0,1");
   cr_expect_eq(khost__devices_resolve(&d, 2, "", &err), KHOST__OK, "%s", err.msg);
 }
 
 /* Without a GPU a list names the workers that share the CPU; all has nothing to name. */
 Test(devices, without_a_device_a_list_stands_and_all_is_refused)
 {
-  khost__devices d;
+  khost__devices d = parsed("0,1,2");
   khost__err err = {{0}};
-  cr_assert_eq(khost__devices_parse("0,1,2", &d, &err), KHOST__OK);
   cr_expect_eq(khost__devices_resolve(&d, 0, "no CUDA device", &err), KHOST__OK, "%s", err.msg);
   cr_expect_eq(d.count, 3);
-  cr_assert_eq(khost__devices_parse("all", &d, &err), KHOST__OK);
+  d = parsed("all");
   cr_expect_eq(khost__devices_resolve(&d, 0, "built without CUDA support", &err), KHOST__E_CONFIG);
   cr_expect(strstr(err.msg, "--devices all: no CUDA device is visible (built without CUDA support)"), "%s",
             err.msg);
