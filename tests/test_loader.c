@@ -324,10 +324,33 @@ Test(loader, a_missing_directory_is_not_an_error)
   cr_expect_eq(reg.nplugins + reg.nfailures, 0);
 }
 
+/* ABI 1.2: each descriptor of a set is a plugin of its own (its own reference to
+ * the library, so that each unloads alone), a broken one fails alone, and a
+ * failed part is recorded at the stage the plugin names, under its source. */
+Test(loader, plugin_set_registers_each_backend)
+{
+  khost__registry reg = {0};
+  load(&reg, "plugin_set.so");
+  cr_assert_eq(reg.nplugins, 2);
+  cr_expect_str_eq(reg.plugins[0].desc->name, "fixture_set");
+  cr_expect_str_eq(reg.plugins[1].desc->name, "fixture_set_second");
+  cr_assert_eq(reg.nfailures, 2);
+  cr_expect_eq(reg.failures[0].stage, KHOST__STAGE_DESCRIPTOR);
+  cr_expect(strstr(reg.failures[0].reason, "name ''"), "%s", reg.failures[0].reason);
+  cr_expect_eq(reg.failures[1].stage, KHOST__STAGE_NAMED);
+  cr_expect_str_eq(khost__load_failure_stage(&reg.failures[1]), "fixture_stage");
+  cr_expect_str_eq(reg.failures[1].path, "/nowhere/failed_part.py");
+  cr_expect_str_eq(reg.failures[1].reason, "the part failed\nits last line");
+  /* The first removed, the second still runs: its reference kept the library. */
+  khost__registry_remove(&reg, 0);
+  cr_expect_str_eq(reg.plugins[0].desc->name, "fixture_set_second");
+  khost__registry_free(&reg);
+}
+
 Test(loader, stage_names_are_stable)
 {
   static const char *const names[] = {"dlopen",      "symbol",     "entry",     "magic", "abi",
-                                      "struct_size", "descriptor", "duplicate", "init"};
+                                      "struct_size", "descriptor", "duplicate", "init", "plugin"};
   for (int s = 0; s < KHOST__STAGE_COUNT; s++) cr_expect_str_eq(khost__load_stage_name(s), names[s]);
   cr_expect_str_eq(khost__load_stage_name(KHOST__STAGE_COUNT), "?");
 }
