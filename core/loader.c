@@ -26,7 +26,8 @@ const char *khost__load_stage_name(khost__load_stage stage)
 
 const char *khost__load_failure_stage(const khost__load_failure *f)
 {
-  return f->stage == KHOST__STAGE_NAMED && f->named_stage[0] ? f->named_stage : khost__load_stage_name(f->stage);
+  return f->stage == KHOST__STAGE_NAMED && f->named_stage[0] ? f->named_stage
+                                                             : khost__load_stage_name(f->stage);
 }
 
 /* Appends to a failure list (the failures, or the shadowed plugins with the
@@ -94,8 +95,9 @@ static int add_descriptor(khost__registry *reg, const char *path, const char *sl
     int shadowed = folder > 0 && same->search_folder > 0 && same->search_folder < folder;
     snprintf(why, sizeof why, "plugin name '%s' is already loaded from %s%s", d->name, same->path,
              shadowed ? ", an earlier search folder" : "");
-    return shadowed ? append(&reg->shadowed, &reg->nshadowed, path, KHOST__STAGE_DUPLICATE, why, same->path, err)
-                    : khost__registry_add_failure(reg, path, KHOST__STAGE_DUPLICATE, why, err);
+    return shadowed
+               ? append(&reg->shadowed, &reg->nshadowed, path, KHOST__STAGE_DUPLICATE, why, same->path, err)
+               : khost__registry_add_failure(reg, path, KHOST__STAGE_DUPLICATE, why, err);
   }
   khost__plugin *grown = realloc(reg->plugins, (size_t)(reg->nplugins + 1) * sizeof *grown);
   if (!grown) return khost__errorf(err, KHOST__E_NOMEM, "out of memory loading %s", path);
@@ -127,8 +129,9 @@ static int add_set_failure(khost__registry *reg, const char *path, const khost_p
 {
   char why[5120];
   if (!f || !KHOST__HAS_FIELD(f, khost_plugin_failure, message) || !valid_stage_name(f->stage)) {
-    snprintf(why, sizeof why, "plugin set failure %d is NULL, too small or has no stage name of [a-z0-9_]{1,%d}",
-             i, KHOST__NAMED_STAGE_MAX);
+    snprintf(why, sizeof why,
+             "plugin set failure %d is NULL, too small or has no stage name of [a-z0-9_]{1,%d}", i,
+             KHOST__NAMED_STAGE_MAX);
     return khost__registry_add_failure(reg, path, KHOST__STAGE_DESCRIPTOR, why, err);
   }
   const char *source = f->source && *f->source ? f->source : path;
@@ -156,8 +159,8 @@ static int add_set(khost__registry *reg, const char *path, const char *slashed, 
     return khost__registry_add_failure(reg, path, KHOST__STAGE_ENTRY, why, err);
   }
   if (!KHOST__HAS_FIELD(set, khost_plugin_set, failures) || set->nplugins < 0 || set->nfailures < 0 ||
-      set->nplugins > KHOST__SET_MAX || set->nfailures > KHOST__SET_MAX ||
-      (set->nplugins && !set->plugins) || (set->nfailures && !set->failures)) {
+      set->nplugins > KHOST__SET_MAX || set->nfailures > KHOST__SET_MAX || (set->nplugins && !set->plugins) ||
+      (set->nfailures && !set->failures)) {
     snprintf(why, sizeof why, "the plugin set is too small (struct_size %zu) or counts outside 0..%d",
              set->struct_size, KHOST__SET_MAX);
     return khost__registry_add_failure(reg, path, KHOST__STAGE_STRUCT_SIZE, why, err);
@@ -194,8 +197,8 @@ static int add_file(khost__registry *reg, const char *path, int folder, khost__e
   if (entry.object) {
     rc = add_set(reg, p, slashed, folder, entry.set, err);
   } else if ((entry.object = dlsym(h, KHOST_PLUGIN_ENTRY_SYMBOL))) {
-    snprintf(why, sizeof why, "%s returned NULL for host ABI %d.%d", KHOST_PLUGIN_ENTRY_SYMBOL, KHOST_ABI_MAJOR,
-             KHOST_ABI_MINOR);
+    snprintf(why, sizeof why, "%s returned NULL for host ABI %d.%d", KHOST_PLUGIN_ENTRY_SYMBOL,
+             KHOST_ABI_MAJOR, KHOST_ABI_MINOR);
     rc = add_descriptor(reg, p, slashed, folder, entry.one(KHOST_ABI_MAJOR, KHOST_ABI_MINOR), why, err);
   } else {
     snprintf(why, sizeof why, "no symbol %s", KHOST_PLUGIN_ENTRY_SYMBOL);

@@ -67,8 +67,8 @@ const char *khost__load_failure_stage(const khost__load_failure *f);
 /* Loads one file: dlopen, the entry's descriptor (or, from a library that
  * exports the ABI 1.2 set entry, each descriptor of its set, and each part the
  * set says failed), and its check in a child process (descriptor.h), so that a
- * descriptor that cannot be read fails that plugin only. A plugin that fails is recorded in reg->failures and the call
- * still returns 0; only running out of memory or of processes is an error. */
+ * descriptor that cannot be read fails that plugin only. A plugin that fails is recorded in reg->failures and
+ * the call still returns 0; only running out of memory or of processes is an error. */
 int khost__registry_add_file(khost__registry *reg, const char *path, khost__err *err);
 
 /* Loads every *.so in dir and in its direct subfolders, in name order. A

@@ -350,7 +350,7 @@ Test(loader, plugin_set_registers_each_backend)
 Test(loader, stage_names_are_stable)
 {
   static const char *const names[] = {"dlopen",      "symbol",     "entry",     "magic", "abi",
-                                      "struct_size", "descriptor", "duplicate", "init", "plugin"};
+                                      "struct_size", "descriptor", "duplicate", "init",  "plugin"};
   for (int s = 0; s < KHOST__STAGE_COUNT; s++) cr_expect_str_eq(khost__load_stage_name(s), names[s]);
   cr_expect_str_eq(khost__load_stage_name(KHOST__STAGE_COUNT), "?");
 }

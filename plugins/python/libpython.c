@@ -15,14 +15,13 @@ extern char **environ;
 /* Printed by the python asked: its shared library's folder and names, its home,
  * then sys.path, one item a line. INSTSONAME is the name the library runs
  * under (Debian's python3 reports a static LDLIBRARY beside a shared one). */
-static const char ask_script[] =
-    "import sys, sysconfig\n"
-    "v = sysconfig.get_config_var\n"
-    "print(v('LIBDIR') or '')\n"
-    "print(v('INSTSONAME') or '')\n"
-    "print(v('LDLIBRARY') or '')\n"
-    "print(sys.base_prefix)\n"
-    "print('\\n'.join(sys.path))\n";
+static const char ask_script[] = "import sys, sysconfig\n"
+                                 "v = sysconfig.get_config_var\n"
+                                 "print(v('LIBDIR') or '')\n"
+                                 "print(v('INSTSONAME') or '')\n"
+                                 "print(v('LDLIBRARY') or '')\n"
+                                 "print(sys.base_prefix)\n"
+                                 "print('\\n'.join(sys.path))\n";
 
 /* Runs `python -c ask_script`, its stdout and stderr into a malloc'd string. */
 static char *ask(const char *python, int *status, char *why, size_t n)
@@ -81,7 +80,7 @@ static void *open_candidates(const char *dir, const char *soname, const char *ld
     const char *name = strrchr(paths[i], '/') ? strrchr(paths[i], '/') + 1 : paths[i];
     if (!*name || !strstr(name, ".so")) continue;
     void *lib = dlopen(paths[i], RTLD_NOW | RTLD_GLOBAL);
-    if (lib) return snprintf(f->library, sizeof f->library, "%s", paths[i]), lib;
+    if (lib) return snprintf(f->library, sizeof f->library, "%.4000s", paths[i]), lib;
     used += (size_t)snprintf(tried + used, used < n ? n - used : 0, "; %s: %s", paths[i], dlerror());
   }
   return NULL;
@@ -104,10 +103,11 @@ static int open_from_python(const char *python, const char *source, khost__libpy
   char tried[3000] = "";
   f->lib = open_candidates(dir, soname, ldlibrary, f, tried, sizeof tried);
   if (!f->lib) {
-    snprintf(why, n,
-             "no shared libpython for %s (%s): searched LIBDIR/INSTSONAME, LIBDIR/LDLIBRARY and INSTSONAME on the "
-             "library path%s (a python built without --enable-shared has none)",
-             python, source, tried);
+    snprintf(
+        why, n,
+        "no shared libpython for %s (%s): searched LIBDIR/INSTSONAME, LIBDIR/LDLIBRARY and INSTSONAME on the "
+        "library path%s (a python built without --enable-shared has none)",
+        python, source, tried);
     free(out);
     return -1;
   }
@@ -121,7 +121,8 @@ int khost__libpython_open(khost__libpython *f, char *why, size_t n)
 {
   memset(f, 0, sizeof *f);
   const char *named = getenv("KHOST_PYTHON");
-  if (!named || !*named) return open_from_python("python3", "python3 on PATH; KHOST_PYTHON is not set", f, why, n);
+  if (!named || !*named)
+    return open_from_python("python3", "python3 on PATH; KHOST_PYTHON is not set", f, why, n);
   const char *base = strrchr(named, '/') ? strrchr(named, '/') + 1 : named;
   if (strncmp(base, "libpython", 9) != 0) return open_from_python(named, "KHOST_PYTHON", f, why, n);
   f->lib = dlopen(named, RTLD_NOW | RTLD_GLOBAL);

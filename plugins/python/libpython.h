@@ -10,10 +10,10 @@
 #include <stddef.h>
 
 typedef struct khost__libpython {
-  void *lib;           /* dlopen handle (RTLD_GLOBAL: extension modules resolve Py* in it) */
-  char library[4096];  /* the file opened */
-  char home[4096];     /* sys.base_prefix of the python asked; "" when KHOST_PYTHON named the library */
-  char *path;          /* sys.path of the python asked, one entry per line; NULL as for home. malloc'd */
+  void *lib;          /* dlopen handle (RTLD_GLOBAL: extension modules resolve Py* in it) */
+  char library[4096]; /* the file opened */
+  char home[4096];    /* sys.base_prefix of the python asked; "" when KHOST_PYTHON named the library */
+  char *path;         /* sys.path of the python asked, one entry per line; NULL as for home. malloc'd */
 } khost__libpython;
 
 /* Finds and opens libpython into *found. On failure returns -1 with a message in

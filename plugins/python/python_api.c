@@ -26,13 +26,15 @@ static int take_data(void *lib, char *why, size_t n)
 {
   PyObject **type_error = dlsym(lib, "PyExc_TypeError");
   PyObject **value_error = dlsym(lib, "PyExc_ValueError");
+  PyObject **buffer_error = dlsym(lib, "PyExc_BufferError");
   khost__py.none = dlsym(lib, "_Py_NoneStruct");
-  if (!type_error || !value_error || !khost__py.none) {
-    snprintf(why, n, "the libpython lacks _Py_NoneStruct, PyExc_TypeError or PyExc_ValueError");
+  if (!type_error || !value_error || !buffer_error || !khost__py.none) {
+    snprintf(why, n, "the libpython lacks _Py_NoneStruct or PyExc_TypeError, ValueError or BufferError");
     return -1;
   }
   khost__py.type_error = *type_error;
   khost__py.value_error = *value_error;
+  khost__py.buffer_error = *buffer_error;
   return 0;
 }
 
@@ -47,4 +49,10 @@ int khost__python_api_resolve(void *lib, char *why, size_t n)
 #undef KHOST__PY_TAKE
 #undef KHOST__PY_TAKE_OPTIONAL
   return take_data(lib, why, n);
+}
+
+void khost__python_release(PyObject *const *objects, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    if (objects[i]) khost__py.Py_DecRef(objects[i]);
 }

@@ -38,6 +38,9 @@
   X(PyObject *, PyTuple_New, (Py_ssize_t))                                                                   \
   X(int, PyTuple_SetItem, (PyObject *, Py_ssize_t, PyObject *))                                              \
   X(PyObject *, PyTuple_GetItem, (PyObject *, Py_ssize_t))                                                   \
+  X(PyObject *, PySequence_GetItem, (PyObject *, Py_ssize_t))                                                \
+  X(Py_ssize_t, PySequence_Size, (PyObject *))                                                               \
+  X(PyObject *, PyObject_CallFunctionObjArgs, (PyObject *, ...))                                             \
   X(Py_ssize_t, PyTuple_Size, (PyObject *))                                                                  \
   X(PyObject *, PyList_New, (Py_ssize_t))                                                                    \
   X(int, PyList_SetItem, (PyObject *, Py_ssize_t, PyObject *))                                               \
@@ -73,9 +76,10 @@ typedef struct khost__python_api {
   KHOST__PY_FUNCTIONS(KHOST__PY_MEMBER)
   KHOST__PY_OPTIONAL(KHOST__PY_MEMBER)
   /* Objects of the stable ABI, exported as data. */
-  PyObject *none;       /* _Py_NoneStruct */
-  PyObject *type_error; /* *PyExc_TypeError */
-  PyObject *value_error; /* *PyExc_ValueError */
+  PyObject *none;         /* _Py_NoneStruct */
+  PyObject *type_error;   /* *PyExc_TypeError */
+  PyObject *value_error;  /* *PyExc_ValueError */
+  PyObject *buffer_error; /* *PyExc_BufferError */
 } khost__python_api;
 
 /* The table, filled once by khost__python_api_resolve. */
@@ -84,5 +88,11 @@ extern khost__python_api khost__py;
 /* Fills khost__py from lib (a dlopen handle of libpython). On a missing symbol,
  * returns -1 with its name in why (n bytes). */
 int khost__python_api_resolve(void *lib, char *why, size_t n);
+
+/* Py_DecRef of each non-NULL object of the array: the end of a function that owned them. */
+void khost__python_release(PyObject *const *objects, size_t n);
+#define KHOST__PY_RELEASE(...)                                                                               \
+  khost__python_release((PyObject *const[]){__VA_ARGS__},                                                    \
+                        sizeof((PyObject *const[]){__VA_ARGS__}) / sizeof(PyObject *))
 
 #endif

@@ -216,11 +216,11 @@ typedef struct khost_plugin_failure {
  * own, and the parts that failed. Static or built once by the entry,
  * plugin-owned, valid until the library is unloaded. */
 typedef struct khost_plugin_set {
-  size_t struct_size;                           /* sizeof(khost_plugin_set) as the plugin compiled it */
-  int32_t nplugins;                             /* entries in plugins, 0 or more */
-  const khost_plugin *const *plugins;           /* one descriptor per backend */
-  int32_t nfailures;                            /* entries in failures */
-  const khost_plugin_failure *const *failures;  /* each part that did not load */
+  size_t struct_size;                          /* sizeof(khost_plugin_set) as the plugin compiled it */
+  int32_t nplugins;                            /* entries in plugins, 0 or more */
+  const khost_plugin *const *plugins;          /* one descriptor per backend */
+  int32_t nfailures;                           /* entries in failures */
+  const khost_plugin_failure *const *failures; /* each part that did not load */
 } khost_plugin_set;
 
 /* The ABI 1.2 set entry: the set, or NULL when the library cannot serve this host. */

@@ -1,0 +1,1 @@
+KHOST_BACKEND = None
