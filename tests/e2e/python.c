@@ -1,0 +1,182 @@
+/* End to end, the python plugin (plugins/python, docs/PYTHON.md): the NumPy
+ * fixture backend through the plugin on the CPU row ops, every Python failure
+ * with the status and text a user sees, a libpython that cannot be found, and the
+ * shipped torch backend, which runs where PyTorch is installed. */
+#include "support.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+TestSuite(python, .init = make_scratch, .fini = remove_scratch, .timeout = 120);
+
+/* The build has the plugin (tests/meson.build sets KHOST_PYTHON_PLUGIN), else skip. */
+static void need_plugin(void)
+{
+  const char *plugin = getenv("KHOST_PYTHON_PLUGIN");
+  if (!plugin || !*plugin) SKIP_TEST("the python plugin is not built here (-Dpython, Python headers)");
+}
+
+/* "KHOST_PYTHON_BACKENDS=<source>/tests/fixtures/python/NAME.py", static. */
+static const char *backends_env(const char *name)
+{
+  static char entry[4096];
+  snprintf(entry, sizeof entry, "KHOST_PYTHON_BACKENDS=%s/tests/fixtures/python/%s.py",
+           env("KHOST_SOURCE_ROOT"), name);
+  return entry;
+}
+
+static void run_fixture(outcome *o, const char *name, const char *backend, const char *timeout)
+{
+  need_plugin();
+  KHOST_ENV(o, ((const char *const[]){backends_env(name), NULL}), "--backends", backend, "--case", COPY_CASE,
+            "--timeout", timeout, FAST);
+}
+
+Test(python, numpy_backend_passes_the_row_ops_and_declines_bf16)
+{
+  smoke_case cases[MAX_SMOKE_CASES];
+  int n = read_smoke(cases, MAX_SMOKE_CASES), checked = 0;
+  outcome o;
+  need_plugin();
+  KHOST_ENV(&o, ((const char *const[]){backends_env("numpy_backend"), NULL}), "--backends", "numpy_fixture",
+            "--op", "copy_transpose,reduce_sum,softmax_online", FAST);
+  for (int i = 0; i < n; i++) {
+    if (!strcmp(cases[i].op, "nvfp4_gemv") || !strcmp(cases[i].op, "fp8_block_gemm")) continue;
+    table_row r = find_device_row(o.out, cases[i].name, "numpy_fixture", "cpu");
+    cr_assert(r.found, "no numpy_fixture row for %s:\n%s", cases[i].name, o.out);
+    int bf16 = strstr(cases[i].name, "bf16") != NULL;
+    cr_expect_str_eq(r.status, bf16 ? "SKIP" : "PASS", "%s: %s", cases[i].name, r.details);
+    if (bf16) cr_expect(strstr(r.details, "declined: numpy has no bf16"), "%s", r.details);
+    checked++;
+  }
+  cr_expect_geq(checked, 6, "the smoke suite has fp16, bf16 and fp32 cases of the three row ops");
+  cr_expect_eq(o.status, 0, "%s", o.err);
+  free_outcome(&o);
+}
+
+/* describe() names the kernel and the measured cost of an empty Python call. */
+Test(python, the_variant_names_the_kernel_and_the_python_call_overhead)
+{
+  outcome o;
+  need_plugin();
+  KHOST_ENV(&o, ((const char *const[]){backends_env("numpy_backend"), NULL}), "--backends", "numpy_fixture",
+            "--case", COPY_CASE, FAST, "--json", report_path());
+  const char *variant = json_text(json_row(report(&o), COPY_CASE, "numpy_fixture"), "variant");
+  cr_assert(variant, "no variant in the report:\n%s", o.out);
+  double us = -1;
+  cr_expect(!strncmp(variant, "numpy ", 6), "%s", variant);
+  const char *py = strstr(variant, "(py ");
+  cr_assert(py && sscanf(py, "(py %lf us)", &us) == 1, "%s", variant);
+  cr_expect(us > 0 && us < 1e4, "an empty Python call of %g us", us);
+  free_outcome(&o);
+}
+
+Test(python, an_exception_is_an_error_row_with_the_traceback_end)
+{
+  outcome o;
+  run_fixture(&o, "raises", "py_raises", "60");
+  table_row r = find_device_row(o.out, COPY_CASE, "py_raises", "cpu");
+  cr_expect_str_eq(r.status, "ERROR", "%s", o.out);
+  cr_expect(strstr(r.details, "kernel returned status 4"), "%s", r.details);
+  cr_expect(strstr(r.details, "in run"), "%s", r.details);
+  cr_expect(strstr(r.details, "ValueError: the fixture's kernel failed on purpose"), "%s", r.details);
+  cr_expect_eq(o.status, 1);
+  free_outcome(&o);
+}
+
+Test(python, a_hanging_kernel_is_a_timeout)
+{
+  outcome o;
+  run_fixture(&o, "hangs", "py_hangs", "3");
+  table_row r = find_device_row(o.out, COPY_CASE, "py_hangs", "cpu");
+  cr_expect_str_eq(r.status, "TIMEOUT", "%s", o.out);
+  expect_row(&o, COPY_CASE, "reference", "PASS");
+  free_outcome(&o);
+}
+
+Test(python, a_returned_output_of_the_wrong_dtype_is_an_error_naming_both)
+{
+  outcome o;
+  run_fixture(&o, "wrong_dtype", "py_wrong_dtype", "60");
+  table_row r = find_device_row(o.out, COPY_CASE, "py_wrong_dtype", "cpu");
+  cr_expect_str_eq(r.status, "ERROR", "%s", o.out);
+  cr_expect(strstr(r.details,
+                   "run() returned fp32 [100, 64] on cpu for output 'out', which is fp16 [100, 64] "
+                   "on cpu"),
+            "%s", r.details);
+  free_outcome(&o);
+}
+
+Test(python, a_returned_output_of_the_wrong_shape_is_an_error)
+{
+  outcome o;
+  run_fixture(&o, "wrong_shape", "py_wrong_shape", "60");
+  table_row r = find_device_row(o.out, COPY_CASE, "py_wrong_shape", "cpu");
+  cr_expect_str_eq(r.status, "ERROR", "%s", o.out);
+  cr_expect(strstr(r.details, "run() returned fp16 [64, 100] on cpu for output 'out'"), "%s", r.details);
+  free_outcome(&o);
+}
+
+/* A kernel that returns None without writing leaves khost's poison: FAIL, not PASS. */
+Test(python, a_kernel_that_writes_nothing_fails)
+{
+  outcome o;
+  run_fixture(&o, "empty", "py_no_write", "60");
+  table_row r = find_device_row(o.out, COPY_CASE, "py_no_write", "cpu");
+  cr_expect_str_eq(r.status, "FAIL", "%s", o.out);
+  cr_expect(strstr(r.details, "never written"), "%s", r.details);
+  free_outcome(&o);
+}
+
+Test(python, a_module_that_fails_to_import_is_a_load_failure_at_stage_python)
+{
+  outcome o;
+  need_plugin();
+  KHOST_ENV(&o, ((const char *const[]){backends_env("import_fails"), NULL}), "--list");
+  cr_expect(strstr(o.out, "tests/fixtures/python/import_fails.py\n    stage python: "), "%s", o.out);
+  cr_expect(strstr(o.out, "ModuleNotFoundError: No module named 'khost_no_such_module_anywhere'"), "%s",
+            o.out);
+  cr_expect_eq(o.status, 0, "a load failure is not fatal without --strict");
+  free_outcome(&o);
+  KHOST_ENV(&o, ((const char *const[]){backends_env("import_fails"), NULL}), "--list", "--strict");
+  cr_expect_eq(o.status, 2);
+  free_outcome(&o);
+}
+
+/* No libpython: the plugin fails at stage python naming what it searched, and the
+ * rest of khost runs. */
+Test(python, a_missing_libpython_is_a_load_failure_naming_what_was_searched)
+{
+  outcome o;
+  need_plugin();
+  KHOST_ENV(&o, ((const char *const[]){"KHOST_PYTHON=/nonexistent/libpython3.99.so", NULL}), "--list");
+  cr_expect(strstr(o.out, "python.so\n    stage python: KHOST_PYTHON=/nonexistent/libpython3.99.so cannot be "
+                          "opened"),
+            "%s", o.out);
+  free_outcome(&o);
+  KHOST_ENV(&o, ((const char *const[]){"KHOST_PYTHON=/nonexistent/python3", NULL}), "--list");
+  cr_expect(strstr(o.out, "stage python: cannot run /nonexistent/python3"), "%s", o.out);
+  free_outcome(&o);
+  KHOST_ENV(&o, ((const char *const[]){"KHOST_PYTHON=/nonexistent/python3", NULL}), "--case", COPY_CASE,
+            FAST);
+  expect_row(&o, COPY_CASE, "reference", "PASS");
+  free_outcome(&o);
+}
+
+/* The torch backend where PyTorch is installed: a row per CUDA kernel, which
+ * passes on a GPU and is skipped with the reason without one. */
+Test(python, the_torch_backend_runs_where_pytorch_is_installed)
+{
+  need_plugin();
+  if (system("python3 -c 'import torch' >/dev/null 2>&1") != 0)
+    SKIP_TEST(
+        "PyTorch is not installed for python3 here (a multi-GB install; the GPU machine's image has it)");
+  outcome o;
+  KHOST(&o, "--backends", "torch", "--op", "copy_transpose,reduce_sum,softmax_online", FAST);
+  summary s = read_summary(o.out);
+  cr_expect_eq(s.failed + s.errored + s.crashed + s.timed_out, 0, "%s", o.out);
+  table_row r = find_device_row(o.out, COPY_CASE, "torch", "cuda");
+  cr_expect(r.found, "%s", o.out);
+  free_outcome(&o);
+}
