@@ -20,8 +20,9 @@ khost__python_kernel khost__python_kernels[KHOST__PYTHON_SLOTS];
 #define KHOST__TEN(f, p) f(p##0) f(p##1) f(p##2) f(p##3) f(p##4) f(p##5) f(p##6) f(p##7) f(p##8) f(p##9)
 #define KHOST__HUNDRED(f)                                                                                    \
   KHOST__TEN(f, )                                                                                            \
-  KHOST__TEN(f, 1) KHOST__TEN(f, 2) KHOST__TEN(f, 3) KHOST__TEN(f, 4) KHOST__TEN(f, 5) KHOST__TEN(f, 6)      \
-      KHOST__TEN(f, 7) KHOST__TEN(f, 8) KHOST__TEN(f, 9)
+  KHOST__TEN(f, 1)                                                                                           \
+  KHOST__TEN(f, 2) KHOST__TEN(f, 3) KHOST__TEN(f, 4) KHOST__TEN(f, 5) KHOST__TEN(f, 6) KHOST__TEN(f, 7)      \
+      KHOST__TEN(f, 8) KHOST__TEN(f, 9)
 
 KHOST__HUNDRED(KHOST__SLOT)
 
