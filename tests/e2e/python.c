@@ -72,61 +72,51 @@ Test(python, the_variant_names_the_kernel_and_the_python_call_overhead)
   free_outcome(&o);
 }
 
-Test(python, an_exception_is_an_error_row_with_the_traceback_end)
-{
-  outcome o;
-  run_fixture(&o, "raises", "py_raises", "60");
-  table_row r = find_device_row(o.out, COPY_CASE, "py_raises", "cpu");
-  cr_expect_str_eq(r.status, "ERROR", "%s", o.out);
-  cr_expect(strstr(r.details, "kernel returned status 4"), "%s", r.details);
-  cr_expect(strstr(r.details, "in run"), "%s", r.details);
-  cr_expect(strstr(r.details, "ValueError: the fixture's kernel failed on purpose"), "%s", r.details);
-  cr_expect_eq(o.status, 1);
-  free_outcome(&o);
-}
+/* One failing Python kernel: the fixture module, its backend, and the row's
+ * status and parts of its message. */
+typedef struct python_fault {
+  const char *module, *backend, *timeout, *status;
+  const char *parts[3];
+} python_fault;
 
-Test(python, a_hanging_kernel_is_a_timeout)
-{
-  outcome o;
-  run_fixture(&o, "hangs", "py_hangs", "3");
-  table_row r = find_device_row(o.out, COPY_CASE, "py_hangs", "cpu");
-  cr_expect_str_eq(r.status, "TIMEOUT", "%s", o.out);
-  expect_row(&o, COPY_CASE, "reference", "PASS");
-  free_outcome(&o);
-}
+static const python_fault python_faults[] = {
+    /* An exception: ERROR with the traceback's end. */
+    {"raises",
+     "py_raises",
+     "60",
+     "ERROR",
+     {"kernel returned status 4", "in run", "ValueError: the fixture's kernel failed on purpose"}},
+    /* A hang: TIMEOUT, as every hang. */
+    {"hangs", "py_hangs", "3", "TIMEOUT", {"longer than --timeout 3 s"}},
+    /* Returned outputs of the wrong dtype or shape: ERROR naming both. */
+    {"wrong_dtype",
+     "py_wrong_dtype",
+     "60",
+     "ERROR",
+     {"run() returned fp32 [100, 64] on cpu for output 'out', which is fp16 [100, 64] on cpu"}},
+    {"wrong_shape",
+     "py_wrong_shape",
+     "60",
+     "ERROR",
+     {"run() returned fp16 [64, 100] on cpu for output 'out'"}},
+    /* None returned, nothing written: khost's poison stays, FAIL. */
+    {"empty", "py_no_write", "60", "FAIL", {"never written"}},
+};
 
-Test(python, a_returned_output_of_the_wrong_dtype_is_an_error_naming_both)
+Test(python, each_python_failure_gets_its_status_and_message)
 {
-  outcome o;
-  run_fixture(&o, "wrong_dtype", "py_wrong_dtype", "60");
-  table_row r = find_device_row(o.out, COPY_CASE, "py_wrong_dtype", "cpu");
-  cr_expect_str_eq(r.status, "ERROR", "%s", o.out);
-  cr_expect(strstr(r.details,
-                   "run() returned fp32 [100, 64] on cpu for output 'out', which is fp16 [100, 64] "
-                   "on cpu"),
-            "%s", r.details);
-  free_outcome(&o);
-}
-
-Test(python, a_returned_output_of_the_wrong_shape_is_an_error)
-{
-  outcome o;
-  run_fixture(&o, "wrong_shape", "py_wrong_shape", "60");
-  table_row r = find_device_row(o.out, COPY_CASE, "py_wrong_shape", "cpu");
-  cr_expect_str_eq(r.status, "ERROR", "%s", o.out);
-  cr_expect(strstr(r.details, "run() returned fp16 [64, 100] on cpu for output 'out'"), "%s", r.details);
-  free_outcome(&o);
-}
-
-/* A kernel that returns None without writing leaves khost's poison: FAIL, not PASS. */
-Test(python, a_kernel_that_writes_nothing_fails)
-{
-  outcome o;
-  run_fixture(&o, "empty", "py_no_write", "60");
-  table_row r = find_device_row(o.out, COPY_CASE, "py_no_write", "cpu");
-  cr_expect_str_eq(r.status, "FAIL", "%s", o.out);
-  cr_expect(strstr(r.details, "never written"), "%s", r.details);
-  free_outcome(&o);
+  for (size_t i = 0; i < sizeof python_faults / sizeof python_faults[0]; i++) {
+    const python_fault *f = &python_faults[i];
+    outcome o;
+    run_fixture(&o, f->module, f->backend, f->timeout);
+    table_row r = find_device_row(o.out, COPY_CASE, f->backend, "cpu");
+    cr_expect_str_eq(r.status, f->status, "%s:\n%s", f->module, o.out);
+    for (int p = 0; p < 3 && f->parts[p]; p++)
+      cr_expect(strstr(r.details, f->parts[p]), "%s: %s", f->module, r.details);
+    expect_row(&o, COPY_CASE, "reference", "PASS");
+    cr_expect_eq(o.status, 1, "%s", f->module);
+    free_outcome(&o);
+  }
 }
 
 Test(python, a_module_that_fails_to_import_is_a_load_failure_at_stage_python)
