@@ -14,6 +14,10 @@
 
 static PyObject *helper;
 static pid_t started_in, after_fork_in;
+/* Py_SetPythonHome's argument must outlive the interpreter (Python's rule,
+ * though some versions copy it): held here for the life of the process.
+ * volatile: a pointer stored and never read back would be optimised away. */
+static wchar_t *volatile python_home;
 
 PyObject *khost__interpreter_helper(void)
 {
@@ -44,24 +48,22 @@ static int trial_start(char *why, size_t n)
   return -1;
 }
 
-/* sys.path as the python asked reported it, one entry a line. The empty entry
- * of `python -c` (the working folder) is left out: khost's working folder is no
- * place to import from. */
+/* sys.path as the python asked reported it, one entry a line. Empty entries
+ * are left out: the one of `python -c` is the working folder, and khost's
+ * working folder is no place to import from. */
 static int set_path(char *lines)
 {
-  Py_ssize_t count = 0;
-  for (char *save = NULL, *entry = strtok_r(lines, "\n", &save); entry; entry = strtok_r(NULL, "\n", &save))
-    count++;
-  PyObject *list = khost__py.PyList_New(count);
+  PyObject *list = khost__py.PyList_New(0);
   int rc = list ? 0 : -1;
-  char *entry = lines;
-  for (Py_ssize_t i = 0; i < count && rc == 0; i++, entry += strlen(entry) + 1) {
-    while (!*entry) entry++; /* the separators strtok_r cut */
+  /* strtok_r passes over empty lines, leading ones included. */
+  for (char *save = NULL, *entry = strtok_r(lines, "\n", &save); entry && rc == 0;
+       entry = strtok_r(NULL, "\n", &save)) {
     PyObject *item = khost__py.PyUnicode_DecodeFSDefault(entry);
-    rc = item ? khost__py.PyList_SetItem(list, i, item) : -1;
+    rc = item ? khost__py.PyList_Append(list, item) : -1;
+    KHOST__PY_RELEASE(item);
   }
   if (rc == 0) rc = khost__py.PySys_SetObject("path", list);
-  if (list) khost__py.Py_DecRef(list);
+  KHOST__PY_RELEASE(list);
   return rc;
 }
 
@@ -95,8 +97,8 @@ static int start(khost__libpython *found, char *why, size_t n)
   if (khost__python_api_resolve(found->lib, why, n) != 0) return -1;
   if (khost__py.Py_IsInitialized()) return 0; /* another plugin of this process embeds the same Python */
   if (found->home[0] && khost__py.Py_SetPythonHome) {
-    wchar_t *home = khost__py.Py_DecodeLocale(found->home, NULL); /* kept: Python keeps the pointer */
-    if (home) khost__py.Py_SetPythonHome(home);
+    python_home = khost__py.Py_DecodeLocale(found->home, NULL);
+    if (python_home) khost__py.Py_SetPythonHome(python_home);
   }
   if (trial_start(why, n) != 0) return -1;
   khost__py.Py_InitializeEx(0); /* 0: Python installs no signal handlers in khost */

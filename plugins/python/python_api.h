@@ -43,7 +43,7 @@
   X(PyObject *, PyObject_CallFunctionObjArgs, (PyObject *, ...))                                             \
   X(Py_ssize_t, PyTuple_Size, (PyObject *))                                                                  \
   X(PyObject *, PyList_New, (Py_ssize_t))                                                                    \
-  X(int, PyList_SetItem, (PyObject *, Py_ssize_t, PyObject *))                                               \
+  X(int, PyList_Append, (PyObject *, PyObject *))                                                            \
   X(PyObject *, PyDict_New, (void))                                                                          \
   X(int, PyDict_SetItemString, (PyObject *, const char *, PyObject *))                                       \
   X(PyObject *, PyDict_GetItemString, (PyObject *, const char *))                                            \
