@@ -154,6 +154,34 @@ Test(python, a_missing_libpython_is_a_load_failure_naming_what_was_searched)
   free_outcome(&o);
 }
 
+/* The torch backend imports torch on first use, not when khost loads it: --list
+ * (as every run) declares its kernels without the import of seconds. A package
+ * named torch that logs its import stands in front of sys.path; python3
+ * importing it first shows that the log would record an import. */
+Test(python, listing_the_torch_backend_does_not_import_torch)
+{
+  need_plugin();
+  char *log = scratch_path("imports.log"), path_env[4096], log_env[4096], command[2 * 4096 + 64];
+  snprintf(path_env, sizeof path_env, "PYTHONPATH=%s/tests/fixtures/python/import_probe",
+           env("KHOST_SOURCE_ROOT"));
+  snprintf(log_env, sizeof log_env, "KHOST_TEST_IMPORT_LOG=%s", log);
+  snprintf(command, sizeof command, "%s %s python3 -c 'import torch' 2>/dev/null", path_env, log_env);
+  cr_assert_neq(system(command), 0, "the probe fails its import, as a missing torch does");
+  char *logged = slurp(log);
+  cr_assert(logged && strstr(logged, "torch imported"), "the probe logs an import");
+  free(logged);
+  remove(log);
+  outcome o;
+  KHOST_ENV(&o, ((const char *const[]){path_env, log_env, NULL}), "--list");
+  cr_expect_eq(o.status, 0, "%s", o.err);
+  cr_expect(strstr(o.out, "  torch "), "the torch backend is listed:\n%s", o.out);
+  logged = slurp(log);
+  cr_expect_null(logged, "khost --list imported torch: %s", logged);
+  free(logged);
+  free(log);
+  free_outcome(&o);
+}
+
 /* The torch backend where PyTorch is installed: a row per CUDA kernel, which
  * passes on a GPU and is skipped with the reason without one. */
 Test(python, the_torch_backend_runs_where_pytorch_is_installed)

@@ -2,15 +2,40 @@
 timed in khost's own table. Each kernel runs on khost's stream
 (torch.cuda.ExternalStream) and writes khost's output in place (an out= form
 where PyTorch has one, so that no copy is timed that the op does not need).
-Where torch cannot be imported, or sees no GPU, every kernel declines with the
-reason (SKIP); docs/PYTHON.md has the details."""
-try:
-    import torch
 
-    _MISSING = None
-except Exception as error:  # not installed, or an install that does not import
-    torch = None
-    _MISSING = f"PyTorch is not importable here ({type(error).__name__}: {error})"
+torch is imported on first use, by supports() (which khost calls before any
+timing), not when this module is imported: the module is imported in every
+khost run, --list included, and importing torch takes seconds. Where torch
+cannot be imported, or sees no GPU, every kernel declines with the reason
+(SKIP); docs/PYTHON.md has the details."""
+import importlib.util
+
+torch = None  # the module, once _import_torch() succeeded
+_missing = None  # why it failed, once it did
+
+
+def _import_torch():
+    """None once torch is imported, else why it cannot be (kept: tried once)."""
+    global torch, _missing
+    if torch is None and _missing is None:
+        try:
+            import torch
+        except Exception as error:  # not installed, or an install that does not import
+            _missing = f"PyTorch is not importable here ({type(error).__name__}: {error})"
+    return _missing
+
+
+def _installed_version():
+    """torch's version, read from its package metadata without importing it."""
+    if importlib.util.find_spec("torch") is None:
+        return "not installed"
+    from importlib import metadata  # tens of milliseconds: only where torch is there
+
+    try:
+        return metadata.version("torch")
+    except metadata.PackageNotFoundError:
+        return "unknown version"
+
 
 _streams = {}
 _tables = {}
@@ -24,8 +49,9 @@ def _stream(pointer):
 
 
 def _usable(inputs, outputs, params):
-    if _MISSING:
-        return _MISSING
+    missing = _import_torch()
+    if missing:
+        return missing
     if not torch.cuda.is_available():
         return "torch.cuda.is_available() is False"
     return None
@@ -158,7 +184,7 @@ def _kernel(op, body, describe, supports=_usable):
 
 KHOST_BACKEND = {
     "name": "torch",
-    "version": torch.__version__ if torch else "not installed",
+    "version": _installed_version(),
     "description": "PyTorch eager",
     "kernels": [
         _kernel("copy_transpose", _transpose, _named("out.copy_(x.t())")),
