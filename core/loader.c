@@ -276,6 +276,11 @@ khost_describe_fn khost__kernel_describe(const khost_kernel *k)
   return KHOST__HAS_FIELD(k, khost_kernel, describe) ? k->describe : NULL;
 }
 
+khost_call_overhead_fn khost__kernel_call_overhead(const khost_kernel *k)
+{
+  return KHOST__HAS_FIELD(k, khost_kernel, call_overhead) ? k->call_overhead : NULL;
+}
+
 void khost__registry_names(const khost__registry *reg, char *buf, size_t size)
 {
   size_t used = 0;

@@ -106,6 +106,7 @@ const khost_kernel *khost__plugin_kernel(const khost__plugin *p, const char *op,
 khost_supports_fn khost__kernel_supports(const khost_kernel *k);
 khost_workspace_fn khost__kernel_workspace(const khost_kernel *k);
 khost_describe_fn khost__kernel_describe(const khost_kernel *k);
+khost_call_overhead_fn khost__kernel_call_overhead(const khost_kernel *k);
 
 /* Comma-separated plugin names into buf (for "unknown backend" messages). */
 void khost__registry_names(const khost__registry *reg, char *buf, size_t size);

@@ -30,9 +30,10 @@ typedef struct khost__mismatch {
 
 /* Error statistics of one output against the reference. */
 typedef struct khost__check_stats {
-  uint64_t count;      /* elements compared */
-  uint64_t mismatches; /* elements failing |got-ref| > atol + rtol*|ref| (+ the op's bound) or NaN/Inf status */
-  uint64_t unwritten;  /* elements still holding the poison pattern */
+  uint64_t count; /* elements compared */
+  uint64_t
+      mismatches; /* elements failing |got-ref| > atol + rtol*|ref| (+ the op's bound) or NaN/Inf status */
+  uint64_t unwritten; /* elements still holding the poison pattern */
   double max_abs, max_rel, mean_abs;
   double max_mixed; /* the largest |got-ref| / (|ref| + 1e-8) where |ref| > 1e-6, else |got-ref| */
   int nshown;
@@ -71,7 +72,8 @@ typedef struct khost__measurement {
                                         the parent keeps the one its phase messages announce */
   khost__check_stats check;
   khost__timing time;
-  int dump_incomplete; /* --dump could not write a file of this row: its outputs, or the case's inputs */
+  double call_overhead_s; /* the kernel's call_overhead(), 0 when it gives none */
+  int dump_incomplete;    /* --dump could not write a file of this row: its outputs, or the case's inputs */
 } khost__measurement;
 
 /* What the parent (runner.c) derives once the case is over, from the measurement,

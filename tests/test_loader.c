@@ -372,6 +372,24 @@ Test(loader, describe_is_read_only_inside_the_kernels_struct_size)
   cr_expect_null(khost__kernel_describe(&k), "a 1.0 kernel has no describe()");
 }
 
+static int call_overhead_stub(const khost_input *in, double *seconds)
+{
+  (void)in;
+  *seconds = 1e-6;
+  return KHOST_STATUS_OK;
+}
+
+/* A kernel built against ABI 1.1 ends before call_overhead (1.2). */
+Test(loader, call_overhead_is_read_only_inside_the_kernels_struct_size)
+{
+  khost_kernel k = {
+      .struct_size = sizeof(khost_kernel), .describe = describe_stub, .call_overhead = call_overhead_stub};
+  cr_expect_eq(khost__kernel_call_overhead(&k), call_overhead_stub);
+  k.struct_size = offsetof(khost_kernel, call_overhead);
+  cr_expect_null(khost__kernel_call_overhead(&k), "a 1.1 kernel has no call_overhead()");
+  cr_expect_eq(khost__kernel_describe(&k), describe_stub);
+}
+
 static int supports_stub(const khost_input *in)
 {
   (void)in;

@@ -91,34 +91,6 @@ int khost__python_supports(const khost__python_kernel *k, const khost_input *in)
   return status;
 }
 
-static int by_value(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-/* The median of single calls of the helper's empty kernel, each with its
- * arguments built as run() builds them: the Python overhead inside every call. */
-#define OVERHEAD_CALLS 101
-static double empty_call_s(const khost_input *in)
-{
-  PyObject *empty = khost__py.PyObject_GetAttrString(khost__interpreter_helper(), "empty_run");
-  double t[OVERHEAD_CALLS];
-  char ignored[256];
-  for (int i = 0; empty && i < OVERHEAD_CALLS; i++) {
-    struct timespec a, b;
-    clock_gettime(CLOCK_MONOTONIC, &a);
-    PyObject *r = call(empty, in, 1, ignored, sizeof ignored);
-    clock_gettime(CLOCK_MONOTONIC, &b);
-    if (r) khost__py.Py_DecRef(r);
-    t[i] = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
-  }
-  if (!empty) return khost__py.PyErr_Clear(), -1;
-  khost__py.Py_DecRef(empty);
-  qsort(t, OVERHEAD_CALLS, sizeof t[0], by_value);
-  return t[OVERHEAD_CALLS / 2];
-}
-
 /* The module's describe(), or the name of its run function. */
 static PyObject *name_of(const khost__python_kernel *k, const khost_input *in)
 {
@@ -141,12 +113,43 @@ int khost__python_describe(const khost__python_kernel *k, const khost_input *in,
   } else if (!text) {
     status = KHOST_STATUS_INTERNAL;
   } else {
-    char overhead[32];
-    snprintf(overhead, sizeof overhead, " (py %.1f us)", 1e6 * empty_call_s(in));
-    int room = (int)size - 1 - (int)strlen(overhead);
-    snprintf(buf, size, "%.*s%s", room > 0 ? room : 0, text, overhead);
+    snprintf(buf, size, "%s", text);
   }
   if (name) khost__py.Py_DecRef(name);
   khost__py.PyGILState_Release(gil);
   return status;
+}
+
+static int by_value(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+#define OVERHEAD_CALLS 101
+int khost__python_call_overhead(const khost_input *in, double *seconds)
+{
+  PyGILState_STATE gil = khost__py.PyGILState_Ensure();
+  PyObject *empty = khost__py.PyObject_GetAttrString(khost__interpreter_helper(), "empty_run");
+  double t[OVERHEAD_CALLS];
+  int status = KHOST_STATUS_OK;
+  for (int i = 0; empty && i < OVERHEAD_CALLS && status == KHOST_STATUS_OK; i++) {
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    PyObject *r = call(empty, in, 1, in->error, in->error_size);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    if (!r) status = KHOST_STATUS_INTERNAL;
+    KHOST__PY_RELEASE(r);
+    t[i] = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
+  }
+  if (!empty) {
+    khost__interpreter_error(in->error, in->error_size);
+    status = KHOST_STATUS_INTERNAL;
+  }
+  KHOST__PY_RELEASE(empty);
+  khost__py.PyGILState_Release(gil);
+  if (status != KHOST_STATUS_OK) return status;
+  qsort(t, OVERHEAD_CALLS, sizeof t[0], by_value);
+  *seconds = t[OVERHEAD_CALLS / 2];
+  return KHOST_STATUS_OK;
 }

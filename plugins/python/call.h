@@ -23,8 +23,12 @@ int khost__python_run(const khost__python_kernel *k, const khost_input *in);
  * with none given. No supports() accepts every input. */
 int khost__python_supports(const khost__python_kernel *k, const khost_input *in);
 
-/* describe() (the run function's name without one), followed by the measured
- * cost of one empty Python call made the way run() is: "name (py 2.1 us)". */
+/* describe(), or the run function's name without one. */
 int khost__python_describe(const khost__python_kernel *k, const khost_input *in, char *buf, size_t size);
+
+/* The Python overhead inside every run(): the median of 101 calls of the
+ * helper's empty kernel, each with its arguments built as run()'s are (the
+ * same for every kernel, hence no kernel argument). */
+int khost__python_call_overhead(const khost_input *in, double *seconds);
 
 #endif

@@ -51,6 +51,10 @@ static fault fault_table[] = {
      -1, 1},
     {"fault_supports_fails", COPY_CASE, "ERROR", "supports() returned status 4: fault plugin cannot judge",
      "", -1, 1},
+    {"fault_overhead_fails", COPY_CASE, "ERROR",
+     "call_overhead() returned status 4: fault plugin cannot time its calls", "", -1, 1},
+    {"fault_overhead_nan", COPY_CASE, "ERROR", "call_overhead() gave nan s, not a time from 0 to 1000 s", "",
+     -1, 1},
     {"fault_workspace_overrun", COPY_CASE, "FAIL", "out-of-bounds write: workspace", "", -1, 1},
     {"fault_workspace_huge", COPY_CASE, "ERROR", "workspace_size() asked for", "", -1, 1},
     /* Writes to what a call is handed as read-only: each call has its own copy, checked after it. */
@@ -101,7 +105,8 @@ static void expect_fault_row(const outcome *o, json_t *doc, const fault *f)
   int named =
       !strcmp(f->case_name, COPY_CASE) && strcmp(f->status, "SKIP") != 0 &&
       strcmp(f->backend, "fault_describe_fails") != 0 && strcmp(f->backend, "fault_supports_fails") != 0 &&
-      strcmp(f->backend, "fault_workspace_huge") != 0 && strcmp(f->backend, "fault_const_strides") != 0;
+      strcmp(f->backend, "fault_workspace_huge") != 0 && strcmp(f->backend, "fault_const_strides") != 0 &&
+      strncmp(f->backend, "fault_overhead_", 15) != 0;
   if (named)
     cr_expect_str_eq(json_text(r, "variant"), "bytewise_transpose", "%s: variant", f->backend);
   else
@@ -166,7 +171,7 @@ Test(faults, every_fault_in_one_run_is_caught_and_no_row_is_lost)
 {
   char at[sizeof fault_table / sizeof fault_table[0]][48], selected[1024] = "fault_free";
   /* --backends: the build's own plugins (a GPU one, say) must not change the count. */
-  const char *args[64] = {FAST,         "--case", COPY_CASE,  "--timeout",     "5",
+  const char *args[96] = {FAST,         "--case", COPY_CASE,  "--timeout",     "5",
                           "--backends", selected, "--plugin", "@fault_free.so"};
   int n = 0, nfaults = (int)(sizeof fault_table / sizeof fault_table[0]);
   while (args[n]) n++;

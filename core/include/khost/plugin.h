@@ -159,15 +159,23 @@ typedef int (*khost_workspace_fn)(const khost_input *in, size_t *bytes);
  * path, so that a result says which one was checked and timed. buf is host-owned. */
 typedef int (*khost_describe_fn)(const khost_input *in, char *buf, size_t size);
 
+/* Optional (ABI 1.2). Stores in *seconds the fixed host cost of one run() call
+ * for this input that is not the op's work: what an empty kernel of the plugin
+ * costs, called the same way (an interpreter's call, for the python plugin).
+ * Called once the call is prepared, never inside a timed region; khost reports
+ * it beside the row's time. */
+typedef int (*khost_call_overhead_fn)(const khost_input *in, double *seconds);
+
 /* One implementation of one op on one device. Static, plugin-owned. */
 typedef struct khost_kernel {
-  size_t struct_size;                /* sizeof(khost_kernel) as the plugin compiled it */
-  const char *op;                    /* catalog op name, as khost --list shows it */
-  int32_t device_type;               /* khost_device_type the kernel runs on and reads from */
-  khost_kernel_fn run;               /* required */
-  khost_supports_fn supports;        /* optional, NULL = supports everything valid */
-  khost_workspace_fn workspace_size; /* optional, NULL = no workspace */
-  khost_describe_fn describe;        /* optional (ABI 1.1), NULL = the row names no implementation */
+  size_t struct_size;                   /* sizeof(khost_kernel) as the plugin compiled it */
+  const char *op;                       /* catalog op name, as khost --list shows it */
+  int32_t device_type;                  /* khost_device_type the kernel runs on and reads from */
+  khost_kernel_fn run;                  /* required */
+  khost_supports_fn supports;           /* optional, NULL = supports everything valid */
+  khost_workspace_fn workspace_size;    /* optional, NULL = no workspace */
+  khost_describe_fn describe;           /* optional (ABI 1.1), NULL = the row names no implementation */
+  khost_call_overhead_fn call_overhead; /* optional (ABI 1.2), NULL = none reported */
 } khost_kernel;
 
 /* Called once in a short-lived probe process at start-up (a failure or crash
