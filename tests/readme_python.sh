@@ -2,11 +2,8 @@
 # The README's Python backend example must stay true: extract it, point khost at
 # it with KHOST_PYTHON_BACKENDS, and see it pass fp16 and fp32 and decline bf16.
 set -euo pipefail
-src=$1 exe=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-awk '/^# my_numpy.py$/,/^     "supports"/' "$src/README.md" >"$work/my_numpy.py"
-grep -q KHOST_BACKEND "$work/my_numpy.py" || { echo "example not found in README.md"; exit 1; }
+. "$(dirname "$0")/readme_example.sh"
+readme_example '^# my_numpy.py$' '^     "supports"' "$work/my_numpy.py"
 lines=$(wc -l <"$work/my_numpy.py")
 [ "$lines" -le 10 ] || { echo "the README's Python backend has $lines lines, more than ten"; exit 1; }
 out=$(KHOST_PYTHON_BACKENDS="$work/my_numpy.py" "$exe" --backends my_numpy --op copy_transpose --max-time 0.01 \
