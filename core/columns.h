@@ -40,8 +40,9 @@ typedef enum {
 /* When the table shows a column. */
 typedef enum {
   KHOST__SHOW_ALWAYS,
-  KHOST__SHOW_IF_ANY,  /* when a row has a value */
-  KHOST__SHOW_IF_PEAK, /* when the run measured the copy peak, or a row has a value */
+  KHOST__SHOW_IF_ANY,     /* when a row has a value */
+  KHOST__SHOW_IF_PEAK,    /* when the run measured the copy peak, or a row has a value */
+  KHOST__SHOW_IF_DEVICES, /* when the run spread its cases over more than one device (--devices) */
 } khost__show;
 
 /* A column's value in one row. Which member holds it follows the column's format. */
@@ -66,6 +67,8 @@ typedef struct khost__column {
   khost__format format;
   khost__needs needs;
   int (*read)(const khost__row *row, khost__value *v); /* 0 when the row has no value */
+  /* Puts v (borrowed; NULL: no value) into row: read's inverse, for a report read back (report_row.h). */
+  void (*store)(khost__row *row, const khost__value *v);
   const char *json;   /* path in a row's object, "time.median_s"; NULL: not in the JSON */
   khost__place csv;   /* CSV places only grow: a reader that counts fields keeps working */
   khost__place table; /* the terminal table, which shows a few columns */

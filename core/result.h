@@ -62,6 +62,10 @@ typedef struct khost__row_id {
   char device[8];                          /* "cpu" or "cuda" */
   double flops, bytes;                     /* the op's counts for this case */
   double atol, rtol;
+  int case_index;        /* the case's place among its suite file's cases, from 0 */
+  int device_ordinal;    /* the CUDA ordinal the case's worker was given (--device, or its --devices entry) */
+  char device_name[128]; /* a cuda row's GPU ("NVIDIA H100 80GB HBM3"), "" otherwise */
+  char device_uuid[48];  /* a cuda row's GPU, as nvidia-smi -L prints it, "" otherwise */
 } khost__row_id;
 
 /* What the worker measured: the only part of a row that crosses the pipe. */
@@ -94,6 +98,9 @@ typedef struct khost__row {
 } khost__row;
 
 const char *khost__row_status_name(khost__row_status s); /* "PASS", ... */
+
+/* 1 for a status that fails the run (exit status 1): all but PASS and SKIP. */
+int khost__row_status_fails(khost__row_status s);
 
 /* Settles a measurement: its status, and its message from fmt (truncated to the
  * message's size). The worker's phases and the parent's blame both settle rows

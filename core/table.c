@@ -75,6 +75,7 @@ static void layout_init(layout *l, int ncols, int first_numeric, const char *con
 static int shown_before_rows(const khost__column *col, const khost__run_info *info)
 {
   if (col->show == KHOST__SHOW_IF_PEAK) return info && info->peak_gbps > 0;
+  if (col->show == KHOST__SHOW_IF_DEVICES) return info && info->ndevices > 1;
   return col->show == KHOST__SHOW_ALWAYS;
 }
 
@@ -91,7 +92,9 @@ static void plan_rows(row_layout *t, const khost__run_info *info, const khost__r
     t->l.shown[k] = shown_before_rows(t->cols[k], info);
   }
   for (int i = 0; i < nrows; i++) {
-    for (int k = 0; k < n; k++) t->l.shown[k] |= fill_cell(t->cols[k], &rows[i], c[k]);
+    /* A device's ordinal is in every row; shown only where it tells the rows apart. */
+    for (int k = 0; k < n; k++)
+      t->l.shown[k] |= fill_cell(t->cols[k], &rows[i], c[k]) && t->cols[k]->show != KHOST__SHOW_IF_DEVICES;
     widen(&t->l, c);
   }
 }

@@ -196,6 +196,13 @@ static int run_copy(const khost_input *in)
   }
   return KHOST_STATUS_OK;
 #endif
+#ifdef FAULT_SLEEP
+  /* Right, after 0.4 s asleep on the first call of each worker (a worker runs one
+   * case): a case this slow on any machine, whose time parallel workers overlap
+   * whatever else loads the CPU. */
+  static int slept;
+  if (!slept++) nanosleep(&(struct timespec){.tv_nsec = 400000000}, NULL);
+#endif
 #if defined(FAULT_SEGV)
   die_of_signal(SIGSEGV);
 #elif defined(FAULT_SIGKILL)
