@@ -126,6 +126,8 @@ static int by_value(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
+/* Odd, so the median is one call's time; enough that a preempted call or two
+ * moves it little, few enough to cost well under a millisecond per prepared call. */
 #define OVERHEAD_CALLS 101
 int khost__python_call_overhead(const khost_input *in, double *seconds)
 {
