@@ -127,7 +127,7 @@ static int by_value(const void *a, const void *b)
 }
 
 /* Odd, so the median is one call's time; enough that a preempted call or two
- * moves it little, few enough to cost well under a millisecond per prepared call. */
+ * moves it little, few enough to cost about a millisecond at most per prepared call. */
 #define OVERHEAD_CALLS 101
 int khost__python_call_overhead(const khost_input *in, double *seconds)
 {
