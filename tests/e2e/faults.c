@@ -250,9 +250,8 @@ Test(faults, a_crashing_oracle_fails_every_row_of_the_case_with_its_signal)
 Test(faults, a_timeout_while_khost_generates_inputs_names_that_phase_and_blames_no_backend)
 {
   char *suite = scratch_path("big.ini");
-  /* 256 MiB of input: the worker is caught half-way through generating it, and
-   * the other half leaves the kill a wide window inside the inputs phase. */
-  write_file(suite, "[big]\nop = copy_transpose\ndtype = fp32\nm = 8192\nn = 8192\n");
+  /* 1 GiB of input: generating it takes far longer than the 0.05 s timeout. */
+  write_file(suite, "[big]\nop = copy_transpose\ndtype = fp32\nm = 16384\nn = 16384\n");
   outcome o;
   KHOST(&o, FAST, "--suite", suite, "--timeout", "0.05", "--plugin", "@fault_free.so", "--reference",
         "fault_free", "--backends", "fault_free");
@@ -390,9 +389,10 @@ static pid_t large_child(pid_t parent, long min_kb)
 Test(faults, a_worker_killed_unannounced_during_inputs_names_the_out_of_memory_killer)
 {
   char *suite = scratch_path("big.ini");
-  /* 256 MiB of input: the worker is caught half-way through generating it, and
-   * the other half leaves the kill a wide window inside the inputs phase. */
-  write_file(suite, "[big]\nop = copy_transpose\ndtype = fp32\nm = 8192\nn = 8192\n");
+  /* 1 GiB of input: the worker is caught at 128 MiB, and the rest of the
+   * generation (seconds on a busy machine, where this poll may also be late)
+   * leaves the kill a wide window inside the inputs phase. */
+  write_file(suite, "[big]\nop = copy_transpose\ndtype = fp32\nm = 16384\nn = 16384\n");
   running r;
   const char *args[] = {FAST,         "--suite",    suite,        "--plugin", "@fault_free.so", "--reference",
                         "fault_free", "--backends", "fault_free", "--json",   report_path(),    NULL};
