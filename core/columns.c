@@ -111,6 +111,7 @@ READ(row_noise, if_finite, measured.time.noise)
 READ(row_sm_mhz, if_positive, measured.time.sm_mhz)
 READ(row_throttled, count, measured.time.throttled)
 READ(row_sm_mhz_min, if_positive, measured.time.sm_mhz_min)
+READ(row_call_overhead, if_positive, measured.call_overhead_s)
 READ(row_flops, number, id.flops)
 READ(row_bytes, number, id.bytes)
 READ(row_gbps, if_positive, derived.gbps)
@@ -343,6 +344,12 @@ const khost__column khost__columns[] = {
      .store = row_sm_mhz_min_store,
      .json = "time.sm_mhz_min",
      .csv = {"sm_mhz_min", 33}},
+    /* The table notes it under the row (table.c); not in the CSV, whose last column stays `finished`. */
+    {.name = "call_overhead_s",
+     .format = KHOST__FORMAT_SECONDS,
+     .read = row_call_overhead,
+     .store = row_call_overhead_store,
+     .json = "time.call_overhead_s"},
     {.name = "flops",
      .format = KHOST__FORMAT_NUMBER,
      .read = row_flops,

@@ -118,7 +118,7 @@ static void warn_failures(const khost__registry *reg)
 {
   for (int i = 0; i < reg->nfailures; i++)
     fprintf(stderr, "khost: plugin %s skipped (stage %s): %s\n", reg->failures[i].path,
-            khost__load_stage_name(reg->failures[i].stage), reg->failures[i].reason);
+            khost__load_failure_stage(&reg->failures[i]), reg->failures[i].reason);
 }
 
 /* Suite, checks and reports; returns the exit status. */

@@ -76,7 +76,8 @@ typedef struct khost__measurement {
                                         the parent keeps the one its phase messages announce */
   khost__check_stats check;
   khost__timing time;
-  int dump_incomplete; /* --dump could not write a file of this row: its outputs, or the case's inputs */
+  double call_overhead_s; /* the kernel's call_overhead(), 0 when it gives none */
+  int dump_incomplete;    /* --dump could not write a file of this row: its outputs, or the case's inputs */
 } khost__measurement;
 
 /* What the parent (runner.c) derives once the case is over, from the measurement,
