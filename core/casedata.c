@@ -9,6 +9,7 @@
 static void describe(khost__case_data *d)
 {
   const khost__op *op = d->c->op;
+  op->vary(d->c, &d->vary);
   d->nparams = 0;
   for (int i = 0; i < op->nparams; i++) {
     if (op->params[i].kind != KHOST__PARAM_INT) continue;
@@ -135,6 +136,7 @@ int khost__case_data_check_inputs(const khost__case_data *d, int device_type, kh
 int khost__case_data_reseed(khost__case_data *d, uint64_t seed, khost__err *err)
 {
   d->seed = seed;
+  d->originals_ready = 0;
   for (int t = 0; t < d->set.ninputs; t++) {
     d->c->op->generate(d->c, seed, t, d->pristine[t]);
     d->in_hash[t] = khost__hash_bytes(d->pristine[t], d->set.inputs[t].nbytes);
@@ -162,6 +164,8 @@ void khost__case_data_free(khost__case_data *d)
     free(d->pristine[t]);
     khost__buffer_free(&d->in[1][t]);
     khost__buffer_free(&d->in[0][t]);
+    khost__buffer_free(&d->original_in[t]);
+    khost__buffer_free(&d->original_ref[t]);
     free(d->ref[t]);
   }
   memset(d, 0, sizeof *d);

@@ -8,6 +8,7 @@
 
 #include "buffers.h"
 #include "catalog.h"
+#include "variation.h"
 
 typedef struct khost__case_data {
   const khost__case *c;
@@ -21,6 +22,11 @@ typedef struct khost__case_data {
   int64_t strides[2 * KHOST__MAX_TENSORS][KHOST_MAX_DIMS];
   khost_param params[KHOST__MAX_PARAMS];
   int nparams;
+  khost__variation vary; /* how each timed call's inputs are varied (the op's declaration) */
+  /* On the device, for varying there: the generated inputs and the reference
+   * outputs of seed original_seed, valid when originals_ready (core/fresh.h). */
+  khost__buffer original_in[KHOST__MAX_TENSORS], original_ref[KHOST__MAX_TENSORS];
+  int originals_ready;
 } khost__case_data;
 
 /* Generates the inputs for seed into guarded host buffers. Owns what it makes;

@@ -64,6 +64,8 @@ typedef struct khost__tensor_set {
   khost__tensor_spec outputs[KHOST__MAX_TENSORS];
 } khost__tensor_set;
 
+struct khost__variation;
+
 /* One op. Static; listed in core/ops/meson.build. Every function is pure. */
 typedef struct khost__op {
   const char *name;
@@ -81,6 +83,9 @@ typedef struct khost__op {
   double (*bytes)(const khost__case *c); /* fewest bytes a kernel must move */
   /* Default tolerances for this case (the reason is documented in the op's file). */
   void (*tolerance)(const khost__case *c, double *atol, double *rtol);
+  /* How each timed call's inputs differ from every earlier call's, with the
+   * outputs known exactly (core/variation.h): fills *out for the case's tensors. */
+  void (*vary)(const khost__case *c, struct khost__variation *out);
 } khost__op;
 
 /* All ops, NULL-terminated. Static. */

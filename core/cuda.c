@@ -41,6 +41,7 @@ static struct {
   volatile unsigned long long *stamps;
   unsigned long long *stamps_device;
   int sm_count;
+  unsigned long long *counts; /* device: what khost__cuda_vary_check counts */
 } state;
 
 /* Queues one piece of timed work on the stream. */
@@ -173,6 +174,7 @@ int khost__cuda_init(int ordinal, khost__device_info *info, khost__err *err)
   if (rc == KHOST__OK) rc = CUDA_CALL(err, cudaEventCreate(&state.stop));
   if (rc == KHOST__OK) rc = make_flush_buffer(info->l2_bytes, err);
   if (rc == KHOST__OK) rc = make_mapped_words(err);
+  if (rc == KHOST__OK) rc = CUDA_CALL(err, cudaMalloc((void **)&state.counts, 2 * sizeof *state.counts));
   state.sm_count = info->sm_count;
   if (rc != KHOST__OK) khost__cuda_shutdown();
   return rc;
@@ -185,6 +187,7 @@ void khost__cuda_shutdown(void)
   if (state.stamps) cudaFreeHost((void *)state.stamps);
   if (state.flags) cudaFreeHost((void *)state.flags);
   if (state.flush) cudaFree(state.flush);
+  if (state.counts) cudaFree(state.counts);
   if (state.stop) cudaEventDestroy(state.stop);
   if (state.start) cudaEventDestroy(state.start);
   if (state.stream) cudaStreamDestroy(state.stream);
@@ -245,6 +248,25 @@ int khost__cuda_copy(void *dst, const void *src, size_t bytes, khost__err *err)
 int khost__cuda_memset(void *dst, int value, size_t bytes, khost__err *err)
 {
   return CUDA_CALL(err, cudaMemsetAsync(dst, value, bytes, state.stream));
+}
+
+int khost__cuda_vary(const khost__vary_map *m, const khost__vary_call *c, const void *src, void *dst,
+                     khost__err *err)
+{
+  return CUDA_CALL(err, khost__launch_vary(state.stream, *m, *c, src, dst));
+}
+
+int khost__cuda_vary_check(const khost__vary_map *m, const khost__vary_call *c, int dtype, double atol,
+                           double rtol, const void *ref, const void *got, unsigned long long counts[2],
+                           khost__err *err)
+{
+  int rc = CUDA_CALL(err, cudaMemsetAsync(state.counts, 0, 2 * sizeof *state.counts, state.stream));
+  if (rc == KHOST__OK)
+    rc = CUDA_CALL(err,
+                   khost__launch_vary_check(state.stream, *m, *c, dtype, atol, rtol, ref, got, state.counts));
+  return rc == KHOST__OK
+             ? copy_and_wait(counts, state.counts, 2 * sizeof *state.counts, cudaMemcpyDeviceToHost, err)
+             : rc;
 }
 
 /* No cudaGetLastError here: khost's own launches return their errors, and a

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "error.h"
+#include "variation_map.h"
 
 /* The timing functions return KHOST__E_DISCARDED when the launch-blocking kernel
  * stopped waiting (queueing the calls took longer than its 1 s timeout, e.g.
@@ -56,6 +57,18 @@ int khost__cuda_upload(void *dst, const void *src, size_t bytes, khost__err *err
 int khost__cuda_download(void *dst, const void *src, size_t bytes, khost__err *err);
 int khost__cuda_copy(void *dst, const void *src, size_t bytes, khost__err *err); /* device to device */
 int khost__cuda_memset(void *dst, int value, size_t bytes, khost__err *err);
+
+/* Queues a kernel writing dst (device memory, units as m says) from src varied
+ * by c (core/variation_map.h): a timed call's fresh inputs. */
+int khost__cuda_vary(const khost__vary_map *m, const khost__vary_call *c, const void *src, void *dst,
+                     khost__err *err);
+
+/* Compares got (device memory, m's units, of dtype KHOST__VARY_CHECK_*) with
+ * ref varied by c, under core/check.c's rule with atol and rtol, and waits:
+ * counts[0] gets the wrong elements, counts[1] the unwritten ones. */
+int khost__cuda_vary_check(const khost__vary_map *m, const khost__vary_call *c, int dtype, double atol,
+                           double rtol, const void *ref, const void *got, unsigned long long counts[2],
+                           khost__err *err);
 
 /* Waits for the stream and reports any error a kernel left behind (sticky errors
  * such as an illegal address make the process unusable; the caller then exits). */

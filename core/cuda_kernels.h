@@ -5,6 +5,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include "variation_map.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -32,6 +34,21 @@ cudaError_t khost__launch_clock_stamp(cudaStream_t stream, int sm_count, unsigne
 /* Queues a kernel of one warp that does nothing: what a timed call costs at the
  * least. Returns the launch error. */
 cudaError_t khost__launch_empty(cudaStream_t stream);
+
+/* Queues a kernel on stream that writes the units of dst (device memory, as m
+ * says) from src varied by c (core/variation_map.h). Returns the launch error. */
+cudaError_t khost__launch_vary(cudaStream_t stream, khost__vary_map m, khost__vary_call c, const void *src,
+                               void *dst);
+
+/* Queues a kernel on stream that compares every element of got (device memory,
+ * as m says) with the element of ref (device memory) that c moves there, sign
+ * flipped as c says: the rule of core/check.c (NaN and Inf status, atol + rtol
+ * * |ref|, bits when both are 0; an element whose bytes are all 0xff is
+ * unwritten and wrong). Adds the wrong and the unwritten counts to counts[0]
+ * and counts[1] (device memory). Returns the launch error. */
+cudaError_t khost__launch_vary_check(cudaStream_t stream, khost__vary_map m, khost__vary_call c,
+                                     int dtype /* KHOST__VARY_CHECK_* */, double atol, double rtol,
+                                     const void *ref, const void *got, unsigned long long *counts);
 
 /* cudaSuccess when the current device can run the kernels above (the fat
  * binary holds sm_90a code only); else why not, e.g. cudaErrorNoKernelImageForDevice. */

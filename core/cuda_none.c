@@ -73,6 +73,19 @@ int khost__cuda_memset(void *dst, int value, size_t bytes, khost__err *err)
   return unsupported(err);
 }
 
+int khost__cuda_vary(const khost__vary_map *m, const khost__vary_call *c, const void *src, void *dst,
+                     khost__err *err)
+{
+  return unsupported(err);
+}
+
+int khost__cuda_vary_check(const khost__vary_map *m, const khost__vary_call *c, int dtype, double atol,
+                           double rtol, const void *ref, const void *got, unsigned long long counts[2],
+                           khost__err *err)
+{
+  return unsupported(err);
+}
+
 int khost__cuda_sync(khost__err *err)
 {
   return unsupported(err);

@@ -8,6 +8,7 @@
 #include "formats.h"
 #include "khost/ops/rowwise.h"
 #include "rng.h"
+#include "variation.h"
 
 /* 2^31 per dimension keeps every product of two dimensions inside int64 and
  * size_t; the byte limit of the catalog bounds the total. */
@@ -157,6 +158,24 @@ void khost__rowwise_generate(const khost__case *c, uint64_t seed, int index, voi
       generate_rows(&jobs[t]);
     }
   }
+}
+
+void khost__rowwise_vary(const khost__case *c, khost__variation *v, int permuted_axis, unsigned sign_axes,
+                         const int *out_axes)
+{
+  static const int in_axes[2] = {KHOST__ROWWISE_ROW, KHOST__ROWWISE_COL};
+  khost__rowwise_dims d = khost__rowwise_dims_of(c);
+  khost__tensor_set set;
+  c->op->tensors(c, &set);
+  memset(v, 0, sizeof *v);
+  v->extent[KHOST__ROWWISE_ROW] = d.m;
+  v->extent[KHOST__ROWWISE_COL] = d.n;
+  v->extent[2] = 1;
+  v->permuted_axis = permuted_axis;
+  v->sign_axes = sign_axes;
+  khost__vary_map_of(&v->inputs[KHOST_ROWWISE_IN], &set.inputs[KHOST_ROWWISE_IN], in_axes, sign_axes != 0);
+  khost__vary_map_of(&v->outputs[KHOST_ROWWISE_OUT], &set.outputs[KHOST_ROWWISE_OUT], out_axes,
+                     sign_axes != 0);
 }
 
 double khost__rowwise_unit_roundoff(khost__dtype_id dtype)

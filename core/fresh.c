@@ -1,0 +1,117 @@
+#include "fresh.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "cuda.h"
+
+static int is_cuda(const khost__call *call)
+{
+  return call->kernel->device_type == KHOST_DEVICE_CUDA;
+}
+
+static int upload(khost__buffer *b, const void *src, size_t nbytes, const char *name, khost__err *err)
+{
+  int rc = b->base ? KHOST__OK : khost__buffer_alloc(b, KHOST_DEVICE_CUDA, nbytes, name, err);
+  return rc == KHOST__OK ? khost__buffer_write(b, src, err) : rc;
+}
+
+int khost__fresh_upload(khost__case_data *d, khost__err *err)
+{
+  int rc = KHOST__OK;
+  if (d->originals_ready) return KHOST__OK;
+  for (int t = 0; t < d->set.ninputs && rc == KHOST__OK; t++)
+    rc = upload(&d->original_in[t], d->pristine[t], d->set.inputs[t].nbytes, d->set.inputs[t].name, err);
+  for (int t = 0; t < d->set.noutputs && rc == KHOST__OK; t++)
+    rc = upload(&d->original_ref[t], d->ref[t], d->set.outputs[t].nbytes, d->set.outputs[t].name, err);
+  d->originals_ready = rc == KHOST__OK;
+  return rc;
+}
+
+int khost__fresh_inputs(khost__call *call, const khost__case_data *d, const khost__vary_call *v,
+                        khost__err *err)
+{
+  int slot = khost__device_slot(call->kernel->device_type), rc = KHOST__OK;
+  for (int t = 0; t < d->set.ninputs && rc == KHOST__OK; t++) {
+    void *dst = call->data->in[slot][t].data;
+    if (is_cuda(call))
+      rc = khost__cuda_vary(&d->vary.inputs[t], v, d->original_in[t].data, dst, err);
+    else
+      khost__vary_host(&d->vary.inputs[t], v, d->pristine[t], dst);
+  }
+  return rc == KHOST__OK ? khost__call_poison(call, err) : rc;
+}
+
+/* Output t on the host, against its expected values made there: every count,
+ * and the first mismatches with their coordinates. */
+static int check_on_host(khost__call *call, const khost__case_data *d, const khost__vary_call *v, int t,
+                         khost__check_stats *one, khost__err *err)
+{
+  const khost__tensor_spec *spec = &d->set.outputs[t];
+  void *expected = malloc(spec->nbytes), *got = is_cuda(call) ? malloc(spec->nbytes) : call->out[t].data;
+  int rc = expected && got
+               ? KHOST__OK
+               : khost__errorf(err, KHOST__E_NOMEM, "out of memory checking output %s", spec->name);
+  if (rc == KHOST__OK && got != call->out[t].data) rc = khost__call_read_output(call, t, got, err);
+  if (rc == KHOST__OK) {
+    khost__vary_host(&d->vary.outputs[t], v, d->ref[t], expected);
+    khost__check_output(spec, got, expected, d->c->atol, d->c->rtol, one);
+  }
+  if (got != call->out[t].data) free(got);
+  free(expected);
+  return rc;
+}
+
+/* The device's comparison where it has one for the dtype: a passing output is
+ * never copied to the host. -1 when the device cannot compare the dtype. */
+static int device_dtype(khost__dtype_id dtype)
+{
+  switch (dtype) {
+  case KHOST__DT_FP16: return KHOST__VARY_CHECK_FP16;
+  case KHOST__DT_BF16: return KHOST__VARY_CHECK_BF16;
+  case KHOST__DT_FP32: return KHOST__VARY_CHECK_FP32;
+  default: return -1;
+  }
+}
+
+/* 1 in *passed when the device found output t right; 0 when it found it wrong
+ * or cannot compare it (the host then checks it). */
+static int check_on_device(khost__call *call, const khost__case_data *d, const khost__vary_call *v, int t,
+                           int *passed, khost__err *err)
+{
+  int dtype = device_dtype(d->set.outputs[t].dtype);
+  unsigned long long counts[2] = {0, 0};
+  *passed = 0;
+  if (!is_cuda(call) || dtype < 0) return KHOST__OK;
+  int rc = khost__cuda_vary_check(&d->vary.outputs[t], v, dtype, d->c->atol, d->c->rtol,
+                                  d->original_ref[t].data, call->out[t].data, counts, err);
+  *passed = rc == KHOST__OK && counts[0] == 0;
+  return rc;
+}
+
+static uint64_t element_count(const khost__tensor_spec *spec)
+{
+  uint64_t n = 1;
+  for (int d = 0; d < spec->ndim; d++) n *= (uint64_t)spec->shape[d];
+  return n;
+}
+
+int khost__fresh_check(khost__call *call, const khost__case_data *d, const khost__vary_call *v,
+                       khost__check_stats *stats, khost__err *err)
+{
+  int rc = KHOST__OK;
+  memset(stats, 0, sizeof *stats);
+  for (int t = 0; t < d->set.noutputs && rc == KHOST__OK; t++) {
+    khost__check_stats one;
+    int passed;
+    memset(&one, 0, sizeof one);
+    rc = check_on_device(call, d, v, t, &passed, err);
+    if (rc == KHOST__OK && passed)
+      one.count = element_count(&d->set.outputs[t]);
+    else if (rc == KHOST__OK)
+      rc = check_on_host(call, d, v, t, &one, err);
+    khost__check_merge(stats, &one);
+  }
+  return rc;
+}

@@ -1,0 +1,43 @@
+/* Variations: how khost gives every timed call inputs that no earlier call of
+ * the row has seen, while knowing the right outputs exactly. Each op declares
+ * (khost__op.vary) axes shared by its tensors, at most one of them permuted and
+ * some whose coordinates carry a random sign, and how each input and output
+ * indexes those axes; call v of a row then reads the generated inputs with
+ * that axis permuted and those signs flipped, and its expected outputs are the
+ * oracle's, moved and flipped alike (docs/METHODOLOGY.md, "Fresh inputs for
+ * every timed call"). Variation 0 is the generated data itself. */
+#ifndef KHOST_VARIATION_H
+#define KHOST_VARIATION_H
+
+#include "catalog.h"
+#include "variation_map.h"
+
+/* An op's declaration. Plain value, filled by khost__op.vary. An op declares a
+ * sign axis only where flipping the signs of the inputs at a coordinate flips
+ * the outputs at that coordinate exactly (the op is odd there), and a permuted
+ * axis only where permuting the inputs along it permutes the outputs alike (or
+ * leaves them unchanged). */
+typedef struct khost__variation {
+  int64_t extent[KHOST__VARY_AXES]; /* of each axis the op uses; unused axes 1 */
+  int permuted_axis;                /* KHOST__VARY_NO_AXIS: none */
+  unsigned sign_axes;               /* a bit per axis */
+  khost__vary_map inputs[KHOST__MAX_TENSORS], outputs[KHOST__MAX_TENSORS];
+} khost__variation;
+
+/* m for tensor t whose dim d indexes axes[d] (KHOST__VARY_NO_AXIS: none); its
+ * units flip sign when is_signed (t's dtype must have a sign bit). Packed fp4
+ * is seen as bytes, each holding two codes of the last dim, whose signs flip together. */
+void khost__vary_map_of(khost__vary_map *m, const khost__tensor_spec *t, const int *axes, int is_signed);
+
+/* Units in m. */
+uint64_t khost__vary_units(const khost__vary_map *m);
+
+/* Call `index` (1, 2, ...) of a row: distinct permutations for the first n
+ * calls (n the permuted axis's extent), never the identity while n > 1, and
+ * signs from a key mixed from seed and index. */
+void khost__vary_draw(const khost__variation *v, uint64_t seed, uint64_t index, khost__vary_call *out);
+
+/* dst (m's units) = src varied by c, on the host. */
+void khost__vary_host(const khost__vary_map *m, const khost__vary_call *c, const void *src, void *dst);
+
+#endif
