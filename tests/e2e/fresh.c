@@ -59,19 +59,22 @@ ParameterizedTest(cheat *c, fresh, a_kept_result_never_passes)
 }
 
 /* A failure names the call: the first kept result (call 1 of the warm-up for a
- * cache keyed by address) is the one reported, with that call's counts. */
+ * cache keyed by address) is the one reported, with that call's counts (all but
+ * the elements the variation happened to leave as they were). */
 Test(fresh, the_failing_call_is_named_with_its_counts)
 {
   outcome o;
   KHOST_JSON(&o, FAST, "--case", COPY_CASE, "--plugin", "@cache_address.so", "--backends", "cache_address");
   json_t *row = json_row(report(&o), COPY_CASE, "cache_address");
   cr_assert_not_null(row);
-  cr_expect_str_eq(
-      json_text(row, "message"),
-      "timed call 1 (warm-up) left 6400 of 6400 elements out of tolerance (0 never written) on inputs "
-      "no earlier call had seen: a result kept from an earlier call, or work skipped?");
+  const char *message = json_text(row, "message");
+  cr_expect_eq(strncmp(message, "timed call 1 (warm-up) left ", 28), 0, "message: %s", message);
+  cr_expect(strstr(message,
+                   " of 6400 elements out of tolerance (0 never written) on inputs no earlier call had "
+                   "seen: a result kept from an earlier call, or work skipped?"),
+            "message: %s", message);
   json_t *check = json_object_get(row, "check");
-  cr_expect_eq(json_integer_value(json_object_get(check, "mismatches")), 6400);
+  cr_expect_gt(json_integer_value(json_object_get(check, "mismatches")), 6000);
   free_outcome(&o);
 }
 
