@@ -43,6 +43,36 @@ Test(gpu_faults, a_fault_left_by_a_plugin_s_preparation_is_blamed_on_it)
   free_outcome(&o);
 }
 
+/* The cheats that keep results, on the device: those whose key sees every call as
+ * a repeat fail at their first timed call, naming it; the one keyed by a sample
+ * of the input's bytes (the issue's cheat) meets no repeat, so it works on every
+ * call and passes only if it was right on each; the honest rows pass, also under
+ * --graph, where every call of a replay has inputs of its own. */
+Test(gpu_faults, cheats_that_keep_results_fail_or_work_on_every_call)
+{
+  skip_without_gpu();
+  static const char *const must_fail[] = {"cache_cuda_address", "cache_cuda_workspace", "cache_cuda_count"};
+  for (int graph = 0; graph < 2; graph++) {
+    outcome o;
+    KHOST_JSON(&o, FAST, "--graph", graph ? "8" : "0", "--case", COPY_CASE, "--plugin", "@fault_cuda_free.so",
+               "--plugin", "@cache_cuda_sample.so", "--plugin", "@cache_cuda_address.so", "--plugin",
+               "@cache_cuda_workspace.so", "--plugin", "@cache_cuda_count.so", "--backends",
+               "reference,fault_cuda_free,cache_cuda_sample,cache_cuda_address,cache_cuda_workspace,"
+               "cache_cuda_count");
+    cr_expect_eq(o.status, 1, "exit %d; stderr:\n%s", o.status, o.err);
+    json_t *doc = report(&o);
+    expect_json_row(doc, COPY_CASE, "reference", "PASS", NULL);
+    expect_json_row(doc, COPY_CASE, "fault_cuda_free", "PASS", NULL);
+    for (size_t i = 0; i < sizeof must_fail / sizeof must_fail[0]; i++)
+      expect_json_row(doc, COPY_CASE, must_fail[i], "FAIL", "on inputs no earlier call had seen");
+    json_t *sample = json_row(doc, COPY_CASE, "cache_cuda_sample");
+    cr_assert_not_null(sample);
+    cr_expect(!strcmp(json_text(sample, "status"), "PASS") || !strcmp(json_text(sample, "status"), "FAIL"),
+              "cache_cuda_sample: %s", json_text(sample, "message"));
+    free_outcome(&o);
+  }
+}
+
 /* The GPU-specific faults in one run, next to passing rows. */
 Test(gpu_faults, each_cuda_fault_is_caught_and_the_rest_still_pass)
 {
