@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fixture_plugin.h"
 #include "khost/ops.h"
 
 #ifndef CACHE_NAME
@@ -28,16 +29,6 @@
 #define ENTRIES 1
 #endif
 #define WORKSPACE_MARK UINT64_C(0x6b686f7374636163) /* "khostcac" */
-
-static void transpose(const khost_tensor *src, unsigned char *to)
-{
-  const unsigned char *from = src->data;
-  int64_t m = src->shape[0], n = src->shape[1];
-  size_t size = src->dtype.bits / 8;
-  for (int64_t i = 0; i < m; i++)
-    for (int64_t j = 0; j < n; j++)
-      memcpy(to + (size_t)(j * m + i) * size, from + (size_t)(i * n + j) * size, size);
-}
 
 static void note_hit(void)
 {
@@ -61,7 +52,7 @@ static int run(const khost_input *in)
   uint64_t mark;
   memcpy(&mark, in->workspace, sizeof mark);
   if (mark == WORKSPACE_MARK) return note_hit(), memcpy(dst->data, kept, dst->nbytes), KHOST_STATUS_OK;
-  transpose(khost_tensor_at(in->inputs, 0), dst->data);
+  fixture_transpose(khost_tensor_at(in->inputs, 0), dst->data);
   memcpy(kept, dst->data, dst->nbytes);
   mark = WORKSPACE_MARK;
   memcpy(in->workspace, &mark, sizeof mark);
@@ -124,32 +115,19 @@ static int run(const khost_input *in)
   const khost_tensor *src = khost_tensor_at(in->inputs, 0), *dst = khost_tensor_at(in->outputs, 0);
   const entry *hit = lookup(src, dst->nbytes);
   if (hit) return note_hit(), memcpy(dst->data, hit->out, dst->nbytes), KHOST_STATUS_OK;
-  transpose(src, dst->data);
+  fixture_transpose(src, dst->data);
   keep(src, dst);
   return KHOST_STATUS_OK;
 }
 #endif
 
+#ifndef CACHE_WORKSPACE
+#define workspace_fn NULL
+#endif
 static const khost_kernel copy_kernel = {.struct_size = sizeof(khost_kernel),
                                          .op = "copy_transpose",
                                          .device_type = KHOST_DEVICE_CPU,
-#ifdef CACHE_WORKSPACE
-                                         .workspace_size = workspace_fn,
-#endif
-                                         .run = run};
+                                         .run = run,
+                                         .workspace_size = workspace_fn};
 static const khost_kernel *const kernels[] = {&copy_kernel};
-
-static const khost_plugin descriptor = {
-    .magic = KHOST_PLUGIN_MAGIC,
-    .abi_major = KHOST_ABI_MAJOR,
-    .abi_minor = KHOST_ABI_MINOR,
-    .struct_size = sizeof(khost_plugin),
-    .name = CACHE_NAME,
-    .version = "1.0",
-    .language = "c",
-    .description = "a transpose that copies out a result it kept",
-    .nkernels = 1,
-    .kernels = kernels,
-};
-
-KHOST_PLUGIN_DEFINE(descriptor)
+KHOST_FIXTURE_PLUGIN(CACHE_NAME, "c", "a transpose that copies out a result it kept", kernels, NULL)

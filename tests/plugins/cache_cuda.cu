@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "khost/plugin.h"
+#include "fixture_plugin.h"
 
 #ifndef CACHE_NAME
 #define CACHE_NAME "cache_cuda_sample"
@@ -120,17 +120,4 @@ static int supports(const khost_input *in)
 static const khost_kernel kernel = {sizeof(khost_kernel), "copy_transpose", KHOST_DEVICE_CUDA, run, supports,
                                     workspace_size};
 static const khost_kernel *const kernels[] = {&kernel};
-static const khost_plugin descriptor = {KHOST_PLUGIN_MAGIC,
-                                        KHOST_ABI_MAJOR,
-                                        KHOST_ABI_MINOR,
-                                        sizeof(khost_plugin),
-                                        CACHE_NAME,
-                                        "1.0",
-                                        "cuda",
-                                        "a CUDA transpose that copies out a result it kept",
-                                        1,
-                                        kernels,
-                                        NULL,
-                                        NULL};
-
-KHOST_PLUGIN_DEFINE(descriptor)
+KHOST_FIXTURE_PLUGIN(CACHE_NAME, "cuda", "a CUDA transpose that copies out a result it kept", kernels, NULL)

@@ -15,6 +15,7 @@
 
 #include "../support/die_of_signal.h"
 #include "formats.h"
+#include "fixture_plugin.h"
 #include "khost/ops.h"
 
 #ifndef FAULT_NAME
@@ -23,13 +24,7 @@
 
 static void transpose(const khost_input *in, unsigned char *to)
 {
-  const khost_tensor *src = khost_tensor_at(in->inputs, 0);
-  const unsigned char *from = src->data;
-  int64_t m = src->shape[0], n = src->shape[1];
-  size_t size = src->dtype.bits / 8;
-  for (int64_t i = 0; i < m; i++)
-    for (int64_t j = 0; j < n; j++)
-      memcpy(to + (size_t)(j * m + i) * size, from + (size_t)(i * n + j) * size, size);
+  fixture_transpose(khost_tensor_at(in->inputs, 0), to);
 }
 
 #ifdef FAULT_HANG
@@ -422,18 +417,5 @@ static const khost_kernel gemv_kernel = {.struct_size = sizeof(khost_kernel),
                                          .run = run_gemv};
 static const khost_kernel *const kernels[] = {&copy_kernel, &gemv_kernel};
 
-static const khost_plugin descriptor = {
-    .magic = KHOST_PLUGIN_MAGIC,
-    .abi_major = KHOST_ABI_MAJOR,
-    .abi_minor = KHOST_ABI_MINOR,
-    .struct_size = sizeof(khost_plugin),
-    .name = FAULT_NAME,
-    .version = "1.0",
-    .language = "c",
-    .description = "a plugin with exactly one defect, for khost's own tests",
-    .nkernels = 2,
-    .kernels = kernels,
-    .fini = fini_fn,
-};
-
-KHOST_PLUGIN_DEFINE(descriptor)
+KHOST_FIXTURE_PLUGIN(FAULT_NAME, "c", "a plugin with exactly one defect, for khost's own tests", kernels,
+                     fini_fn)
