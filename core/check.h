@@ -15,6 +15,12 @@
 void khost__check_output(const khost__tensor_spec *spec, const void *got, const void *ref, double atol,
                          double rtol, khost__check_stats *stats);
 
+/* 1 when each of the n elements of got passes against ref (dtype, host copies)
+ * by khost__check_output's rule, 0 at the first that does not: a yes or no
+ * with no statistics, for the check of every timed call. */
+int khost__check_passes(khost__dtype_id dtype, const void *got, const void *ref, size_t n, double atol,
+                        double rtol);
+
 /* Elements of data (spec->nbytes, host) that still hold the poison pattern. */
 size_t khost__count_poison(const khost__tensor_spec *spec, const void *data);
 

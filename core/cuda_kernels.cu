@@ -88,11 +88,14 @@ extern "C" cudaError_t khost__kernels_loadable(void)
   return cudaFuncGetAttributes(&attr, blocker);
 }
 
-/* A grid that covers n units with a few passes of a grid-stride loop. */
-static dim3 grid_for(uint64_t n)
+/* Blocks of 256 threads: x walks rows, y splits a row's units, enough blocks
+ * (about 4096) that a tensor of few long rows still fills the device. */
+static dim3 grid_for(const khost__vary_map *m)
 {
-  uint64_t blocks = (n + 255) / 256;
-  return dim3((unsigned)(blocks < 4096 ? (blocks ? blocks : 1) : 4096));
+  uint64_t rows = khost__vary_rows(m), per_row = (khost__vary_width(m) + 255) / 256;
+  uint64_t x = rows < 4096 ? (rows ? rows : 1) : 4096, y_wanted = 4096 / x;
+  uint64_t y = per_row < y_wanted ? per_row : y_wanted;
+  return dim3((unsigned)x, (unsigned)(y ? y : 1));
 }
 
 static __device__ uint32_t load_unit(const unsigned char *p, int bytes)
@@ -112,31 +115,53 @@ static __device__ void store_unit(unsigned char *p, int bytes, uint32_t v)
     *p = (unsigned char)v;
 }
 
-static __global__ void vary(khost__vary_map m, khost__vary_call c, const unsigned char *src,
-                            unsigned char *dst, uint64_t n)
+/* A thread's units: rows blockIdx.x, + gridDim.x, ...; in each, units i0, i0 +
+ * stride, ..., reached by the cursor (core/variation_map.h): no division per unit. */
+typedef struct thread_walk {
+  uint64_t i0, stride;
+  khost__vary_cursor start;
+  int inner_axis, inner_signed;
+} thread_walk;
+
+static __device__ thread_walk thread_walk_of(const khost__vary_map *m, const khost__vary_call *c)
 {
-  for (uint64_t e = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; e < n;
-       e += (uint64_t)gridDim.x * blockDim.x) {
-    int flip;
-    uint64_t from = khost__vary_source(&m, &c, e, &flip);
-    store_unit(dst + e * m.unit_bytes, m.unit_bytes,
-               load_unit(src + from * m.unit_bytes, m.unit_bytes) ^ (flip ? m.sign_mask : 0u));
-  }
+  thread_walk t;
+  t.i0 = blockIdx.y * (uint64_t)blockDim.x + threadIdx.x;
+  t.stride = (uint64_t)gridDim.y * blockDim.x;
+  t.start = khost__vary_cursor_at(m, c, t.i0, t.stride);
+  t.inner_axis = khost__vary_inner_axis(m);
+  t.inner_signed = khost__vary_signed(m, c, t.inner_axis);
+  return t;
 }
 
-static uint64_t units(const khost__vary_map *m)
+/* The source unit's bits with its sign applied, for unit at cursor k of row. */
+static __device__ uint32_t source_unit(const khost__vary_map *m, const khost__vary_call *c,
+                                       const thread_walk *t, khost__vary_row row, const khost__vary_cursor *k,
+                                       const unsigned char *src)
 {
-  uint64_t n = 1;
-  for (int d = 0; d < m->ndim; d++) n *= (uint64_t)m->shape[d];
-  return n;
+  uint32_t inner = t->inner_signed ? khost__vary_coord_hash(c, t->inner_axis, k->j) : 0;
+  return load_unit(src + (row.src + k->j) * m->unit_bytes, m->unit_bytes) ^
+         khost__vary_flip(m, row.sign, inner);
+}
+
+static __global__ void vary(khost__vary_map m, khost__vary_call c, const unsigned char *src,
+                            unsigned char *dst)
+{
+  thread_walk t = thread_walk_of(&m, &c);
+  uint64_t rows = khost__vary_rows(&m), width = khost__vary_width(&m);
+  for (uint64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    khost__vary_row row = khost__vary_row_of(&m, &c, r);
+    khost__vary_cursor k = t.start;
+    for (uint64_t i = t.i0; i < width; i += t.stride, khost__vary_next(&k))
+      store_unit(dst + (r * width + i) * m.unit_bytes, m.unit_bytes, source_unit(&m, &c, &t, row, &k, src));
+  }
 }
 
 extern "C" cudaError_t khost__launch_vary(cudaStream_t stream, khost__vary_map m, khost__vary_call c,
                                           const void *src, void *dst)
 {
-  uint64_t n = units(&m);
-  void *args[] = {&m, &c, &src, &dst, &n};
-  return cudaLaunchKernel(vary, grid_for(n), dim3(256), args, 0, stream);
+  void *args[] = {&m, &c, &src, &dst};
+  return cudaLaunchKernel(vary, grid_for(&m), dim3(256), args, 0, stream);
 }
 
 /* The exact value of an output element's bits, as core/dtype.c decodes them. */
@@ -156,23 +181,26 @@ static __device__ int element_wrong(double got, double ref, double atol, double 
 }
 
 static __global__ void vary_check(khost__vary_map m, khost__vary_call c, int dtype, double atol, double rtol,
-                                  const unsigned char *ref, const unsigned char *got, uint64_t n,
+                                  const unsigned char *ref, const unsigned char *got,
                                   unsigned long long *counts)
 {
   unsigned long long wrong = 0, unwritten = 0;
   uint32_t poison = m.unit_bytes == 4 ? 0xffffffffu : m.unit_bytes == 2 ? 0xffffu : 0xffu;
   int exact = atol == 0 && rtol == 0;
-  for (uint64_t e = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; e < n;
-       e += (uint64_t)gridDim.x * blockDim.x) {
-    int flip;
-    uint64_t from = khost__vary_source(&m, &c, e, &flip);
-    uint32_t g = load_unit(got + e * m.unit_bytes, m.unit_bytes);
-    uint32_t r = load_unit(ref + from * m.unit_bytes, m.unit_bytes) ^ (flip ? m.sign_mask : 0u);
-    int blank = g == poison;
-    unwritten += (unsigned long long)blank;
-    wrong += (unsigned long long)(blank || (exact ? g != r
-                                                  : element_wrong(element_value(dtype, g),
-                                                                  element_value(dtype, r), atol, rtol)));
+  thread_walk t = thread_walk_of(&m, &c);
+  uint64_t rows = khost__vary_rows(&m), width = khost__vary_width(&m);
+  for (uint64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    khost__vary_row row = khost__vary_row_of(&m, &c, r);
+    khost__vary_cursor k = t.start;
+    for (uint64_t i = t.i0; i < width; i += t.stride, khost__vary_next(&k)) {
+      uint32_t g = load_unit(got + (r * width + i) * m.unit_bytes, m.unit_bytes);
+      uint32_t e = source_unit(&m, &c, &t, row, &k, ref);
+      int blank = g == poison;
+      unwritten += (unsigned long long)blank;
+      wrong += (unsigned long long)(blank || (exact ? g != e
+                                                    : element_wrong(element_value(dtype, g),
+                                                                    element_value(dtype, e), atol, rtol)));
+    }
   }
   if (wrong) atomicAdd(&counts[0], wrong);
   if (unwritten) atomicAdd(&counts[1], unwritten);
@@ -182,7 +210,6 @@ extern "C" cudaError_t khost__launch_vary_check(cudaStream_t stream, khost__vary
                                                 int dtype, double atol, double rtol, const void *ref,
                                                 const void *got, unsigned long long *counts)
 {
-  uint64_t n = units(&m);
-  void *args[] = {&m, &c, &dtype, &atol, &rtol, &ref, &got, &n, &counts};
-  return cudaLaunchKernel(vary_check, grid_for(n), dim3(256), args, 0, stream);
+  void *args[] = {&m, &c, &dtype, &atol, &rtol, &ref, &got, &counts};
+  return cudaLaunchKernel(vary_check, grid_for(&m), dim3(256), args, 0, stream);
 }

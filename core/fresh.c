@@ -5,10 +5,17 @@
 
 #include "check.h"
 #include "cuda.h"
+#include "parallel_rows.h"
 
 static int is_cuda(const khost__call *call)
 {
   return call->kernel->device_type == KHOST_DEVICE_CUDA;
+}
+
+/* The threads khost's host passes for call use: those its CPU kernel may use (--threads). */
+static int threads_of(const khost__call *call)
+{
+  return call->view.input.num_threads;
 }
 
 static int upload(khost__buffer *b, const void *src, size_t nbytes, const char *name, khost__err *err)
@@ -38,7 +45,7 @@ int khost__fresh_inputs(khost__call *call, const khost__case_data *d, const khos
     if (is_cuda(call))
       rc = khost__cuda_vary(&d->vary.inputs[t], v, d->original_in[t].data, dst, err);
     else
-      khost__vary_host(&d->vary.inputs[t], v, d->pristine[t], dst);
+      rc = khost__vary_host(&d->vary.inputs[t], v, d->pristine[t], dst, threads_of(call), err);
   }
   return rc == KHOST__OK ? khost__call_poison(call, err) : rc;
 }
@@ -54,10 +61,9 @@ static int check_on_host(khost__call *call, const khost__case_data *d, const kho
                ? KHOST__OK
                : khost__errorf(err, KHOST__E_NOMEM, "out of memory checking output %s", spec->name);
   if (rc == KHOST__OK && got != call->out[t].data) rc = khost__call_read_output(call, t, got, err);
-  if (rc == KHOST__OK) {
-    khost__vary_host(&d->vary.outputs[t], v, d->ref[t], expected);
-    khost__check_output(spec, got, expected, d->c->atol, d->c->rtol, one);
-  }
+  if (rc == KHOST__OK)
+    rc = khost__vary_host(&d->vary.outputs[t], v, d->ref[t], expected, threads_of(call), err);
+  if (rc == KHOST__OK) khost__check_output(spec, got, expected, d->c->atol, d->c->rtol, one);
   if (got != call->out[t].data) free(got);
   free(expected);
   return rc;
@@ -77,16 +83,81 @@ static int device_dtype(khost__dtype_id dtype)
 
 /* 1 in *passed when the device found output t right; 0 when it found it wrong
  * or cannot compare it (the host then checks it). */
-static int check_on_device(khost__call *call, const khost__case_data *d, const khost__vary_call *v, int t,
-                           int *passed, khost__err *err)
+static int passes_on_device(khost__call *call, const khost__case_data *d, const khost__vary_call *v, int t,
+                            int *passed, khost__err *err)
 {
   int dtype = device_dtype(d->set.outputs[t].dtype);
   unsigned long long counts[2] = {0, 0};
   *passed = 0;
-  if (!is_cuda(call) || dtype < 0) return KHOST__OK;
+  if (dtype < 0) return KHOST__OK;
   int rc = khost__cuda_vary_check(&d->vary.outputs[t], v, dtype, d->c->atol, d->c->rtol,
                                   d->original_ref[t].data, call->out[t].data, counts, err);
   *passed = rc == KHOST__OK && counts[0] == 0;
+  return rc;
+}
+
+/* Expected rows are made this many bytes at a time and compared while they are
+ * in cache: no output-sized buffer, and one pass over the output's memory. */
+#define HOST_CHUNK_BYTES (256 * 1024)
+
+/* One CPU output's check, its rows split over threads: each worker varies the
+ * reference a chunk of rows at a time and compares it with the output. */
+typedef struct host_check {
+  const khost__vary_walk *walk;
+  const void *ref;
+  const unsigned char *got;
+  khost__dtype_id dtype;
+  double atol, rtol;
+  uint64_t width, row_bytes, chunk_rows;
+  int outcome[KHOST__MAX_THREADS]; /* a worker's: KHOST__OK, KHOST__E_WRONG or KHOST__E_NOMEM */
+} host_check;
+
+static void check_rows(void *arg, int worker, int64_t begin, int64_t end)
+{
+  host_check *job = arg;
+  unsigned char *expected = malloc(job->chunk_rows * job->row_bytes);
+  int *outcome = &job->outcome[worker];
+  *outcome = expected ? KHOST__OK : KHOST__E_NOMEM;
+  for (uint64_t r = (uint64_t)begin; r < (uint64_t)end && *outcome == KHOST__OK; r += job->chunk_rows) {
+    uint64_t stop = r + job->chunk_rows < (uint64_t)end ? r + job->chunk_rows : (uint64_t)end;
+    khost__vary_walk_rows(job->walk, job->ref, expected, r, stop);
+    if (!khost__check_passes(job->dtype, job->got + r * job->row_bytes, expected, (stop - r) * job->width,
+                             job->atol, job->rtol))
+      *outcome = KHOST__E_WRONG;
+  }
+  free(expected);
+}
+
+/* 1 in *passed when CPU output t is right; 0 when it is not, or is packed below
+ * a byte per element (the full check then decides). */
+static int passes_on_host(khost__call *call, const khost__case_data *d, const khost__vary_call *v, int t,
+                          int *passed, khost__err *err)
+{
+  const khost__tensor_spec *spec = &d->set.outputs[t];
+  const khost__vary_map *m = &d->vary.outputs[t];
+  khost__vary_walk walk;
+  *passed = 0;
+  if (khost__dtype_bits(spec->dtype) < 8) return KHOST__OK;
+  int rc = khost__vary_walk_start(&walk, m, v, err);
+  if (rc != KHOST__OK) return rc;
+  host_check job = {.walk = &walk,
+                    .ref = d->ref[t],
+                    .got = call->out[t].data,
+                    .dtype = spec->dtype,
+                    .atol = d->c->atol,
+                    .rtol = d->c->rtol,
+                    .width = khost__vary_width(m)};
+  job.row_bytes = job.width * (uint64_t)m->unit_bytes;
+  job.chunk_rows = job.row_bytes < HOST_CHUNK_BYTES ? HOST_CHUNK_BYTES / job.row_bytes : 1;
+  int64_t rows = (int64_t)khost__vary_rows(m);
+  khost__parallel_rows(rows, threads_of(call), check_rows, &job);
+  *passed = 1;
+  for (int w = 0; w < khost__parallel_workers(rows, threads_of(call)); w++) {
+    if (job.outcome[w] == KHOST__E_NOMEM)
+      rc = khost__errorf(err, KHOST__E_NOMEM, "out of memory checking output %s", spec->name);
+    *passed = *passed && job.outcome[w] == KHOST__OK;
+  }
+  khost__vary_walk_free(&walk);
   return rc;
 }
 
@@ -106,7 +177,8 @@ int khost__fresh_check(khost__call *call, const khost__case_data *d, const khost
     khost__check_stats one;
     int passed;
     memset(&one, 0, sizeof one);
-    rc = check_on_device(call, d, v, t, &passed, err);
+    rc = is_cuda(call) ? passes_on_device(call, d, v, t, &passed, err)
+                       : passes_on_host(call, d, v, t, &passed, err);
     if (rc == KHOST__OK && passed)
       one.count = element_count(&d->set.outputs[t]);
     else if (rc == KHOST__OK)

@@ -10,6 +10,7 @@
 #define KHOST_VARIATION_H
 
 #include "catalog.h"
+#include "error.h"
 #include "variation_map.h"
 
 /* An op's declaration. Plain value, filled by khost__op.vary. An op declares a
@@ -37,7 +38,33 @@ uint64_t khost__vary_units(const khost__vary_map *m);
  * signs from a key mixed from seed and index. */
 void khost__vary_draw(const khost__variation *v, uint64_t seed, uint64_t index, khost__vary_call *out);
 
-/* dst (m's units) = src varied by c, on the host. */
-void khost__vary_host(const khost__vary_map *m, const khost__vary_call *c, const void *src, void *dst);
+/* The host's walk of one tensor for one call, from khost__vary_walk_start:
+ * the hashes of the last dim's coordinates, computed once per call instead of
+ * once per unit. Owns inner_hash; free with khost__vary_walk_free. */
+typedef struct khost__vary_walk {
+  const khost__vary_map *m;  /* borrowed */
+  const khost__vary_call *c; /* borrowed */
+  uint32_t *inner_hash;      /* a word per unit of a row when the last dim is a sign axis, else NULL */
+  int unit_by_unit;          /* units of a row move or flip one by one; else a row is copied whole */
+  int inner_permuted;        /* the last dim is the permuted axis */
+} khost__vary_walk;
+
+/* 0, or KHOST__E_NOMEM (w then owns nothing). m and c must outlive w. */
+int khost__vary_walk_start(khost__vary_walk *w, const khost__vary_map *m, const khost__vary_call *c,
+                           khost__err *err);
+
+/* Rows [first, end) of the varied tensor (khost__vary_rows(m) in all, each
+ * khost__vary_width(m) units) into dst, which receives row `first` at its start;
+ * src is the whole generated tensor. Rows are independent: threads may walk
+ * disjoint ranges of one walk. */
+void khost__vary_walk_rows(const khost__vary_walk *w, const void *src, void *dst, uint64_t first,
+                           uint64_t end);
+
+void khost__vary_walk_free(khost__vary_walk *w);
+
+/* dst (m's units) = src varied by c, on the host: a whole walk, its rows split
+ * over `threads` threads (core/parallel_rows.h). 0, or KHOST__E_NOMEM. */
+int khost__vary_host(const khost__vary_map *m, const khost__vary_call *c, const void *src, void *dst,
+                     int threads, khost__err *err);
 
 #endif

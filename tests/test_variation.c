@@ -1,5 +1,6 @@
 /* core/variation.c: the draws (distinct permutations, never the identity), the
- * host's varying on a small tensor worked by hand, and every op's declaration
+ * host's walks against the documented formula computed unit by unit, the
+ * device's strided cursor, and every op's declaration
  * (each call's inputs new, its expected outputs new, signs only where every
  * sign axis is indexed). */
 #include <criterion/criterion.h>
@@ -30,29 +31,129 @@ Test(vary_draw, the_first_n_calls_permute_differently_and_none_is_the_identity)
   }
 }
 
-/* in [2][3] fp32, columns permuted by x -> (2x + 1) mod 3, signs per row. */
-Test(vary_host, moves_the_permuted_axis_and_flips_by_source_coordinates)
+/* The documented variation, element by element with divisions, independent of
+ * the walks under test: unit e of the varied tensor copies the source unit at
+ * its coordinates with the permuted axis's index i replaced by (a i + b) mod n,
+ * and flips when the top bit of the 32-bit sum of the top halves of
+ * vary_mix(key ^ (x * 3 + axis)) over the source coordinates x of the sign
+ * axes the tensor indexes is set. */
+static uint64_t source_of(const khost__vary_map *m, const khost__vary_call *c, uint64_t e, int *flip)
 {
+  uint64_t src = 0, stride = 1;
+  uint32_t sum = 0;
+  for (int d = m->ndim - 1; d >= 0; d--) {
+    uint64_t extent = (uint64_t)m->shape[d], i = e % extent;
+    int axis = m->axis[d];
+    e /= extent;
+    if (axis >= 0 && axis == c->permuted_axis) i = (c->a * i + c->b) % c->n;
+    if (axis >= 0 && (c->sign_axes >> axis & 1))
+      sum += (uint32_t)(khost__vary_mix(c->key ^ (i * KHOST__VARY_AXES + (uint64_t)axis)) >> 32);
+    src += i * stride;
+    stride *= extent;
+  }
+  *flip = m->sign_mask && sum >> 31;
+  return src;
+}
+
+/* vary_host on a tensor of varied bytes against source_of, unit by unit; returns how many units flipped. */
+static uint64_t expect_documented(const khost__vary_map *m, const khost__vary_call *c, const char *what)
+{
+  uint64_t n = khost__vary_units(m), bytes = n * (uint64_t)m->unit_bytes;
+  unsigned char *src = malloc(bytes), *dst = malloc(bytes);
+  khost__err err = {{0}};
+  cr_assert(src && dst);
+  for (uint64_t i = 0; i < bytes; i++) src[i] = (unsigned char)(i * 7 + 3);
+  cr_assert_eq(khost__vary_host(m, c, src, dst, 3, &err), KHOST__OK, "%s", err.msg);
+  uint64_t flipped = 0;
+  for (uint64_t e = 0; e < n; e++) {
+    int flip;
+    uint64_t from = source_of(m, c, e, &flip);
+    flipped += (uint64_t)flip;
+    for (int b = 0; b < m->unit_bytes; b++) {
+      unsigned char want =
+          (unsigned char)(src[from * m->unit_bytes + b] ^ (flip ? m->sign_mask >> 8 * b : 0));
+      cr_assert_eq(dst[e * m->unit_bytes + b], want, "%s: unit %llu byte %d", what, (unsigned long long)e, b);
+    }
+  }
+  free(src);
+  free(dst);
+  return flipped;
+}
+
+static khost__vary_map map_of(khost__dtype_id dtype, int ndim, const int64_t *shape, const int *axes,
+                              int is_signed)
+{
+  static const char *const names[4] = {"a", "b", "c", "d"};
   khost__tensor_spec t;
-  const int64_t shape[2] = {2, 3};
-  static const char *const dims[2] = {"row", "col"};
-  const int axes[2] = {0, 1};
-  khost__tensor_spec_fill(&t, "in", KHOST__DT_FP32, 2, shape, dims);
   khost__vary_map m;
-  khost__vary_map_of(&m, &t, axes, 1);
-  cr_assert_eq(m.sign_mask, 0x80000000u);
-  khost__vary_call c = {
-      .permuted_axis = 1, .a = 2, .b = 1, .n = 3, .sign_axes = 1u << 0, .extent = {2, 3, 1}};
-  const float src[6] = {1, 2, 3, 4, 5, 6};
-  float dst[6];
-  int flip[2];
-  for (int r = 0; r < 2; r++) khost__vary_source(&m, &c, (uint64_t)r * 3, &flip[r]);
-  khost__vary_host(&m, &c, src, dst);
-  /* col 0 <- 1, col 1 <- 0, col 2 <- 2 */
-  const int from[3] = {1, 0, 2};
-  for (int r = 0; r < 2; r++)
-    for (int j = 0; j < 3; j++)
-      cr_expect_eq(dst[r * 3 + j], (flip[r] ? -1 : 1) * src[r * 3 + from[j]], "[%d][%d]", r, j);
+  khost__tensor_spec_fill(&t, "t", dtype, ndim, shape, names);
+  khost__vary_map_of(&m, &t, axes, is_signed);
+  return m;
+}
+
+/* Every way a row is walked: copied whole (signs per row or none), gathered
+ * unit by unit (the last dim permuted, or signed), for 1, 2 and 4-byte units,
+ * rows not a multiple of 8 bytes, the permuted axis first, middle or last. */
+Test(vary_host, equals_the_documented_formula_on_every_walk)
+{
+  static const struct {
+    const char *what;
+    khost__dtype_id dtype;
+    int ndim;
+    int64_t shape[3];
+    int axes[3];
+    int permuted;
+    unsigned signs;
+  } cases[] = {
+      {"rows permuted, row signs (whole rows)", KHOST__DT_FP16, 2, {7, 5}, {0, 1}, 0, 1u << 0},
+      {"columns permuted, row signs", KHOST__DT_BF16, 2, {6, 9}, {0, 1}, 1, 1u << 0},
+      {"rows permuted, element signs", KHOST__DT_FP32, 2, {5, 11}, {0, 1}, 0, 1u << 0 | 1u << 1},
+      {"transposed axes, element signs", KHOST__DT_FP16, 2, {11, 5}, {1, 0}, 0, 1u << 0 | 1u << 1},
+      {"columns permuted, no signs", KHOST__DT_FP32, 2, {4, 13}, {0, 1}, 1, 0},
+      {"fp4 batch permuted, (batch, row) signs",
+       KHOST__DT_E2M1,
+       3,
+       {5, 3, 6},
+       {0, 1, -1},
+       0,
+       1u << 0 | 1u << 1},
+      {"e4m3 middle axis permuted, unsigned", KHOST__DT_E4M3, 3, {2, 7, 3}, {-1, 1, -1}, 1, 0},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    khost__variation v = {
+        .extent = {1, 1, 1}, .permuted_axis = cases[k].permuted, .sign_axes = cases[k].signs};
+    v.inputs[0] = map_of(cases[k].dtype, cases[k].ndim, cases[k].shape, cases[k].axes, cases[k].signs != 0);
+    for (int d = 0; d < cases[k].ndim; d++)
+      if (cases[k].axes[d] >= 0) v.extent[cases[k].axes[d]] = v.inputs[0].shape[d];
+    uint64_t flipped = 0, units = 9 * khost__vary_units(&v.inputs[0]);
+    for (uint64_t call = 1; call <= 9; call++) {
+      khost__vary_call c;
+      char what[128];
+      khost__vary_draw(&v, 77 + k, call, &c);
+      snprintf(what, sizeof what, "%s, call %llu", cases[k].what, (unsigned long long)call);
+      flipped += expect_documented(&v.inputs[0], &c, what);
+    }
+    if (cases[k].signs)
+      cr_expect(flipped > 0 && flipped < units, "%s: %llu of %llu units flipped", cases[k].what,
+                (unsigned long long)flipped, (unsigned long long)units);
+  }
+}
+
+/* The device's walk: units i0, i0 + stride, ... of a row reached by adding,
+ * as the permutation says, for strides below, equal to and above the row. */
+Test(vary_cursor, strided_walks_follow_the_permutation)
+{
+  const int64_t shape[2] = {3, 12};
+  const int axes[2] = {0, 1};
+  khost__vary_map m = map_of(KHOST__DT_FP32, 2, shape, axes, 0);
+  khost__vary_call c = {.permuted_axis = 1, .a = 5, .b = 7, .n = 12, .extent = {3, 12, 1}};
+  for (uint64_t stride = 1; stride <= 30; stride++)
+    for (uint64_t i0 = 0; i0 < stride && i0 < 12; i0++) {
+      khost__vary_cursor k = khost__vary_cursor_at(&m, &c, i0, stride);
+      for (uint64_t i = i0; i < 12; i += stride, khost__vary_next(&k))
+        cr_assert_eq(k.j, (5 * i + 7) % 12, "stride %llu, unit %llu", (unsigned long long)stride,
+                     (unsigned long long)i);
+    }
 }
 
 /* A case of op with parameters small enough to vary many times. */
@@ -90,7 +191,8 @@ static uint64_t hash_varied(const khost__case *c, const khost__variation *v, int
     if (index == 0)
       memcpy(out, data[t], bytes);
     else
-      khost__vary_host(outputs ? &v->outputs[t] : &v->inputs[t], &call, data[t], out);
+      cr_assert_eq(khost__vary_host(outputs ? &v->outputs[t] : &v->inputs[t], &call, data[t], out, 1, NULL),
+                   KHOST__OK);
     h = h * 31 + khost__hash_bytes(out, bytes);
     free(out);
   }
