@@ -1,7 +1,7 @@
 /* End to end, fresh inputs for every timed call: each cheat that keeps results
  * (tests/plugins/cache.c) fails, naming the call, or never served a kept result
- * (so it worked on every call and was timed on its work); honest rows pass with
- * every timed call checked. */
+ * (so it worked on every call and was timed on its work); one wrong call of many
+ * fails its row; honest rows pass with every timed call checked. */
 #include "support.h"
 
 #include <criterion/parameterized.h>
@@ -75,6 +75,26 @@ Test(fresh, the_failing_call_is_named_with_its_counts)
             "message: %s", message);
   json_t *check = json_object_get(row, "check");
   cr_expect_gt(json_integer_value(json_object_get(check, "mismatches")), 6000);
+  free_outcome(&o);
+}
+
+/* One element one bit off on one timed call of many (fault_once: its process's
+ * 6th call; the 1st is pass 1's, the 2nd the warm-up's) fails the row, naming
+ * that call and only its counts. */
+Test(fresh, one_wrong_call_of_many_fails_the_row)
+{
+  outcome o;
+  KHOST_JSON(&o, "--max-time", "0.05", "--min-time", "0.05", "--warmup", "0", "--case", COPY_CASE, "--plugin",
+             "@fault_once.so", "--backends", "fault_once");
+  json_t *row = json_row(report(&o), COPY_CASE, "fault_once");
+  cr_assert_not_null(row, "no row; stdout:\n%s", o.out);
+  cr_expect_str_eq(json_text(row, "status"), "FAIL");
+  cr_expect_str_eq(
+      json_text(row, "message"),
+      "timed call 5 (sample 4) left 1 of 6400 elements out of tolerance (0 never written) on inputs no "
+      "earlier call had seen: a result kept from an earlier call, or work skipped?");
+  cr_expect_eq(json_integer_value(json_object_get(json_object_get(row, "check"), "mismatches")), 1);
+  cr_expect_eq(o.status, 1);
   free_outcome(&o);
 }
 
