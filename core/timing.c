@@ -159,12 +159,13 @@ int khost__timer_start(khost__timer *t, khost__call *call, const khost__options 
   if (rc == KHOST__OK && !(t->varied = calloc((size_t)t->ncopies, sizeof *t->varied)))
     rc = khost__errorf(err, KHOST__E_NOMEM, "out of memory for the variations");
   if (rc != KHOST__OK) return is_cuda(call) ? cuda_failure(rc) : rc;
-  double until = khost__now_s() + o->warmup_s, seconds, sm_mhz;
+  double start = khost__now_s(), seconds, sm_mhz;
   t->warming = 1;
   do {
     rc = fresh_sample(t, &seconds, &sm_mhz, err);
-  } while (rc == KHOST__OK && khost__now_s() < until);
+  } while (rc == KHOST__OK && khost__now_s() < start + o->warmup_s);
   t->warming = 0;
+  t->samples.warmup_s = khost__now_s() - start;
   return rc;
 }
 

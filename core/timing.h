@@ -35,7 +35,8 @@ typedef struct khost__timer {
  * the graph of N calls, each bound to inputs, outputs and workspace of its own
  * (N - 1 device copies). Every call, warm-up included, runs on fresh inputs
  * (core/fresh.h: the next variation, written before the sample, its outputs
- * poisoned) and is checked after the sample. device (borrowed for t's
+ * poisoned) and is checked after the sample; the warm-up's wall time goes to
+ * t->samples.warmup_s, which counts against --max-time. device (borrowed for t's
  * lifetime) is NULL for CPU calls. Returns 0, KHOST__E_WRONG when a call's
  * outputs were wrong (t->failed has its counts, err names the call), another
  * error with the reason in err, or KHOST__E_CUDA_BROKEN when the CUDA context broke. */
