@@ -220,7 +220,7 @@ static int check_outputs(khost__call *k, khost__check_stats *stats, khost__err *
     rc = khost__call_read_output(k, t, got, err);
     khost__check_stats one;
     if (rc == KHOST__OK) {
-      khost__check_output(spec, got, d->ref[t], d->c->atol, d->c->rtol, &one);
+      khost__check_output(spec, got, d->ref[t], d->c->atol, d->c->rtol, d->bound[t], &one);
       khost__check_merge(stats, &one);
     }
     free(got);

@@ -28,14 +28,35 @@ static void describe(khost__case_data *d)
   }
 }
 
+static size_t element_count(const khost__tensor_spec *spec)
+{
+  return spec->nbytes / (khost__dtype_bits(spec->dtype) / 8);
+}
+
 /* The host memory the case's own data takes: each input twice (generated, and
- * the guarded copy kernels read) and each reference output. */
-static size_t host_bytes(const khost__tensor_set *set)
+ * the guarded copy kernels read), each reference output and its error bounds. */
+static size_t host_bytes(const khost__op *op, const khost__tensor_set *set)
 {
   size_t bytes = 0;
   for (int t = 0; t < set->ninputs; t++) bytes += 2 * (set->inputs[t].nbytes + KHOST__GUARD_BYTES);
-  for (int t = 0; t < set->noutputs; t++) bytes += set->outputs[t].nbytes;
+  for (int t = 0; t < set->noutputs; t++)
+    bytes += set->outputs[t].nbytes + (op->error_bound ? element_count(&set->outputs[t]) * sizeof(float) : 0);
   return bytes;
+}
+
+/* The op's per-element bounds for the inputs now in d->pristine. */
+static int compute_bounds(khost__case_data *d, khost__err *err)
+{
+  const khost__op *op = d->c->op;
+  for (int t = 0; t < d->set.noutputs && op->error_bound; t++) {
+    if (!d->bound[t] && !(d->bound[t] = malloc(element_count(&d->set.outputs[t]) * sizeof(float))))
+      return khost__errorf(err, KHOST__E_NOMEM, "out of memory for the error bounds of %s",
+                           d->set.outputs[t].name);
+    if (op->error_bound(d->c, (const void *const *)d->pristine, t, d->bound[t]) != KHOST__OK)
+      return khost__errorf(err, KHOST__E_NOMEM, "out of memory computing the error bounds of %s",
+                           d->set.outputs[t].name);
+  }
+  return KHOST__OK;
 }
 
 int khost__case_data_make(khost__case_data *d, const khost__case *c, uint64_t seed, khost__err *err)
@@ -47,7 +68,7 @@ int khost__case_data_make(khost__case_data *d, const khost__case *c, uint64_t se
   describe(d);
   /* All of it, before any of it is made: a case too large is refused at once,
    * not after its first inputs took minutes to generate. */
-  int rc = khost__memory_check(host_bytes(&d->set), "the case's inputs and reference outputs", err);
+  int rc = khost__memory_check(host_bytes(c->op, &d->set), "the case's inputs and reference outputs", err);
   for (int t = 0; t < d->set.ninputs && rc == KHOST__OK; t++) {
     size_t n = d->set.inputs[t].nbytes;
     if (!(d->pristine[t] = malloc(n))) {
@@ -67,6 +88,7 @@ int khost__case_data_make(khost__case_data *d, const khost__case *c, uint64_t se
     else
       rc = khost__errorf(err, KHOST__E_NOMEM, "out of memory for the reference output");
   }
+  if (rc == KHOST__OK) rc = compute_bounds(d, err);
   if (rc != KHOST__OK) khost__case_data_free(d);
   return rc;
 }
@@ -141,7 +163,8 @@ int khost__case_data_reseed(khost__case_data *d, uint64_t seed, khost__err *err)
     d->c->op->generate(d->c, seed, t, d->pristine[t]);
     d->in_hash[t] = khost__hash_bytes(d->pristine[t], d->set.inputs[t].nbytes);
   }
-  return khost__case_data_restore(d, err);
+  int rc = compute_bounds(d, err);
+  return rc == KHOST__OK ? khost__case_data_restore(d, err) : rc;
 }
 
 int khost__case_data_restore(khost__case_data *d, khost__err *err)
@@ -166,7 +189,9 @@ void khost__case_data_free(khost__case_data *d)
     khost__buffer_free(&d->in[0][t]);
     khost__buffer_free(&d->original_in[t]);
     khost__buffer_free(&d->original_ref[t]);
+    khost__buffer_free(&d->original_bound[t]);
     free(d->ref[t]);
+    free(d->bound[t]);
   }
   memset(d, 0, sizeof *d);
 }

@@ -86,6 +86,13 @@ typedef struct khost__op {
   /* How each timed call's inputs differ from every earlier call's, with the
    * outputs known exactly (core/variation.h): fills *out for the case's tensors. */
   void (*vary)(const khost__case *c, struct khost__variation *out);
+  /* Optional (NULL for none): the part of the error model that depends on the data,
+   * not on |ref|. Fills bound[e] for every element e of output `output` with the
+   * error element e may carry on top of atol + rtol * |ref|, for the generated
+   * inputs (host memory, in tensor order). 0, or KHOST__E_NOMEM. Called once per
+   * input set, beside the oracle; the check adds bound[e] unless atol and rtol are
+   * both 0 (bit-exact). */
+  int (*error_bound)(const khost__case *c, const void *const *inputs, int output, float *bound);
 } khost__op;
 
 /* All ops, NULL-terminated. Static. */

@@ -6,20 +6,21 @@
 #include "catalog.h"
 #include "result.h"
 
-/* An element fails when |got - ref| > atol + rtol * |ref|, or when NaN/Inf
- * status differs (an Inf must match an Inf of the same sign); with atol and rtol
- * both 0, when its bits differ from the reference's. Elements still
- * holding the poison pattern count as unwritten (and as mismatches). The first
- * KHOST__MAX_MISMATCHES mismatches are kept with their coordinates rendered
- * through spec's dim names. got and ref are host copies of spec->nbytes. */
+/* An element fails when |got - ref| > atol + rtol * |ref| + bound[e] (bound, the
+ * op's per-element error bound, may be NULL: none), or when NaN/Inf status differs
+ * (an Inf must match an Inf of the same sign); with atol and rtol both 0, when its
+ * bits differ from the reference's. Elements still holding the poison pattern
+ * count as unwritten (and as mismatches). The first KHOST__MAX_MISMATCHES
+ * mismatches are kept with their coordinates rendered through spec's dim names.
+ * got and ref are host copies of spec->nbytes. */
 void khost__check_output(const khost__tensor_spec *spec, const void *got, const void *ref, double atol,
-                         double rtol, khost__check_stats *stats);
+                         double rtol, const float *bound, khost__check_stats *stats);
 
-/* 1 when each of the n elements of got passes against ref (dtype, host copies)
- * by khost__check_output's rule, 0 at the first that does not: a yes or no
- * with no statistics, for the check of every timed call. */
+/* 1 when each of the n elements of got passes against ref (dtype, host copies;
+ * bound as for khost__check_output) by khost__check_output's rule, 0 at the
+ * first that does not: a yes or no with no statistics, for the check of every timed call. */
 int khost__check_passes(khost__dtype_id dtype, const void *got, const void *ref, size_t n, double atol,
-                        double rtol);
+                        double rtol, const float *bound);
 
 /* Elements of data (spec->nbytes, host) that still hold the poison pattern. */
 size_t khost__count_poison(const khost__tensor_spec *spec, const void *data);

@@ -24,6 +24,7 @@ enum {
   OPT_STRICT,
   OPT_JSON,
   OPT_CSV,
+  OPT_JUNIT,
   OPT_DUMP,
   OPT_HOT,
   OPT_GRAPH,
@@ -39,6 +40,7 @@ enum {
   OPT_THROTTLE,
   OPT_TIMEOUT,
   OPT_TRIALS,
+  OPT_QUIET,
   OPT_HELP,
   OPT_VERSION
 };
@@ -73,6 +75,9 @@ static const flag flags[] = {
      "FILE",
      "write the results as JSON (valid after every row; a pipe gets it at the end)"},
     {{"csv", 1, 0, OPT_CSV}, "FILE", "write the results as CSV (a row at a time; a pipe gets it at the end)"},
+    {{"junit", 1, 0, OPT_JUNIT},
+     "FILE",
+     "write the results as JUnit XML, a test case per row (for CI; whole at the start and the end)"},
     {{"dump", 1, 0, OPT_DUMP},
      "DIR",
      "write inputs, reference and backend outputs as .npy under DIR/<case>/"},
@@ -104,6 +109,9 @@ static const flag flags[] = {
     {{"timeout", 1, 0, OPT_TIMEOUT},
      "SECONDS",
      "a worker silent this long (a hung call) is killed: TIMEOUT (60)"},
+    {{"quiet", 0, 0, OPT_QUIET},
+     NULL,
+     "no progress line and no line per finished case on stderr (warnings and errors stay)"},
     {{"help", 0, 0, OPT_HELP}, NULL, "show this help"},
     {{"version", 0, 0, OPT_VERSION}, NULL, "show khost's version and plugin ABI version"},
 };
@@ -122,12 +130,14 @@ void khost__cli_usage(FILE *out)
     fprintf(out, "  %-26s %s\n", left, flags[i].help);
   }
   fprintf(out, "\nExit status: 0 all passed or skipped with a reason, 1 a result failed or errored,\n"
-               "2 usage or configuration error. Environment: KHOST_PLUGIN_PATH, KHOST_SUITE_PATH.\n");
+               "2 usage or configuration error. Environment: KHOST_PLUGIN_PATH, KHOST_SUITE_PATH.\n"
+               "\nReports read back (each with --help): khost report RUN.json [BASE.json] -o FILE,\n"
+               "khost compare RUN.json BASE.json.\n");
 }
 
 /* 0666 less the umask: what a file created now gets. Read before any plugin is
  * loaded, whose code may change the umask. */
-static mode_t report_mode(void)
+mode_t khost__cli_report_mode(void)
 {
   mode_t mask = umask(0);
   umask(mask);
@@ -149,7 +159,7 @@ static void defaults(khost__options *o)
   o->throttle_pct = 75;
   o->timeout_s = 60.0;
   o->trials = 1;
-  o->report_mode = report_mode();
+  o->report_mode = khost__cli_report_mode();
 }
 
 static int parse_int(const char *flag_name, const char *s, int lo, int hi, int *out, khost__err *err)
@@ -164,9 +174,8 @@ static int parse_int(const char *flag_name, const char *s, int lo, int hi, int *
   return KHOST__OK;
 }
 
-/* hi is INFINITY where only lo bounds the flag. */
-static int parse_double(const char *flag_name, const char *s, double lo, double hi, double *out,
-                        khost__err *err)
+int khost__cli_parse_number(const char *flag_name, const char *s, double lo, double hi, double *out,
+                            khost__err *err)
 {
   char *end;
   errno = 0;
@@ -220,6 +229,7 @@ static int apply(int id, const char *v, khost__options *o, khost__err *err)
   case OPT_STRICT: o->strict = 1; break;
   case OPT_JSON: o->json = v; break;
   case OPT_CSV: o->csv = v; break;
+  case OPT_JUNIT: o->junit = v; break;
   case OPT_DUMP: o->dump = v; break;
   case OPT_HOT: o->hot = 1; break;
   case OPT_GRAPH: return parse_int("graph", v, 0, 100000, &o->graph_calls, err);
@@ -227,15 +237,16 @@ static int apply(int id, const char *v, khost__options *o, khost__err *err)
   case OPT_NO_BLOCKING: o->no_blocking_kernel = 1; break;
   case OPT_DEVICE: return parse_int("device", v, 0, 1023, &o->device, err);
   case OPT_THREADS: return parse_int("threads", v, 1, 4096, &o->threads, err);
-  case OPT_WARMUP: return parse_double("warmup", v, 0, INFINITY, &o->warmup_s, err);
+  case OPT_WARMUP: return khost__cli_parse_number("warmup", v, 0, INFINITY, &o->warmup_s, err);
   case OPT_MIN_SAMPLES: return parse_int("min-samples", v, 1, 1000000, &o->min_samples, err);
-  case OPT_MIN_TIME: return parse_double("min-time", v, 0, INFINITY, &o->min_time_s, err);
-  case OPT_MAX_NOISE: return parse_double("max-noise", v, 0, INFINITY, &o->max_noise_pct, err);
-  case OPT_MAX_TIME: return parse_double("max-time", v, 0, INFINITY, &o->max_time_s, err);
-  case OPT_THROTTLE: return parse_double("throttle", v, 0, 100, &o->throttle_pct, err);
+  case OPT_MIN_TIME: return khost__cli_parse_number("min-time", v, 0, INFINITY, &o->min_time_s, err);
+  case OPT_MAX_NOISE: return khost__cli_parse_number("max-noise", v, 0, INFINITY, &o->max_noise_pct, err);
+  case OPT_MAX_TIME: return khost__cli_parse_number("max-time", v, 0, INFINITY, &o->max_time_s, err);
+  case OPT_THROTTLE: return khost__cli_parse_number("throttle", v, 0, 100, &o->throttle_pct, err);
   case OPT_TRIALS: return parse_int("trials", v, 1, 1000, &o->trials, err);
   /* A day at most: the worker's poll takes the time left in int milliseconds. */
-  case OPT_TIMEOUT: return parse_double("timeout", v, 0.001, 86400, &o->timeout_s, err);
+  case OPT_TIMEOUT: return khost__cli_parse_number("timeout", v, 0.001, 86400, &o->timeout_s, err);
+  case OPT_QUIET: o->quiet = 1; break;
   case OPT_HELP: o->help = 1; break;
   case OPT_VERSION: o->version = 1; break;
   }
@@ -251,7 +262,7 @@ static int check_together(const khost__options *o, khost__err *err)
                          o->warmup_s, o->timeout_s);
   const struct {
     const char *flag, *path;
-  } outputs[] = {{"json", o->json}, {"csv", o->csv}, {"dump", o->dump}};
+  } outputs[] = {{"json", o->json}, {"csv", o->csv}, {"junit", o->junit}, {"dump", o->dump}};
   const int n = sizeof outputs / sizeof outputs[0];
   for (int i = 0; i < n; i++) {
     if (o->list && outputs[i].path)

@@ -1,7 +1,11 @@
 #include "columns.h"
 
+#include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
+
+#include "report.h"
 
 static int text(khost__value *v, const char *s, size_t size)
 {
@@ -69,6 +73,7 @@ READ(row_unwritten, count, measured.check.unwritten)
 READ(row_max_abs, number, measured.check.max_abs)
 READ(row_max_rel, number, measured.check.max_rel)
 READ(row_mean_abs, number, measured.check.mean_abs)
+READ(row_max_mixed, number, measured.check.max_mixed)
 READ(row_samples, count, measured.time.samples)
 READ(row_median, number, measured.time.median)
 READ(row_mean, number, measured.time.mean)
@@ -166,6 +171,12 @@ const khost__column khost__columns[] = {
      .read = row_mean_abs,
      .json = "check.mean_abs",
      .csv = {"mean_abs", 15}},
+    {.name = "max_mixed",
+     .format = KHOST__FORMAT_ERROR,
+     .needs = KHOST__NEEDS_CHECK,
+     .read = row_max_mixed,
+     .json = "check.max_mixed",
+     .csv = {"max_mixed", 34}},
     {.name = "first_mismatches",
      .format = KHOST__FORMAT_MISMATCHES,
      .read = row_first_mismatches,
@@ -309,4 +320,30 @@ int khost__columns_placed(khost__placement in, const khost__column **out)
     for (int i = 0; i < khost__ncolumns; i++)
       if (place(&khost__columns[i], in) == at) out[n++] = &khost__columns[i];
   return n;
+}
+
+/* Three significant digits, without an exponent from 1 up: 3012 GB/s reads better than 3.01e+03. */
+static void three_digits(char *cell, size_t size, double v)
+{
+  if (v < 1)
+    snprintf(cell, size, "%.3g", v);
+  else
+    snprintf(cell, size, "%.*f", v >= 100 ? 0 : v >= 10 ? 1 : 2, v);
+}
+
+void khost__column_format(khost__format format, const khost__value *v, char *cell, size_t size)
+{
+  switch (format) {
+  case KHOST__FORMAT_TEXT: snprintf(cell, size, "%.*s", (int)strnlen(v->text, v->size), v->text); break;
+  case KHOST__FORMAT_COUNT:
+  case KHOST__FORMAT_FLAG: snprintf(cell, size, "%" PRIu64, v->count); break;
+  case KHOST__FORMAT_ERROR: snprintf(cell, size, "%.3g", v->number); break;
+  case KHOST__FORMAT_SECONDS: khost__format_seconds(v->number, cell, size); break;
+  case KHOST__FORMAT_PERCENT: snprintf(cell, size, "%.1f%%", v->number); break;
+  case KHOST__FORMAT_FRACTION: snprintf(cell, size, "%.1f%%", 100 * v->number); break;
+  case KHOST__FORMAT_MHZ: snprintf(cell, size, "%.0f", v->number); break;
+  case KHOST__FORMAT_RATE: three_digits(cell, size, v->number); break;
+  case KHOST__FORMAT_RATIO: snprintf(cell, size, "%.2fx", v->number); break;
+  default: snprintf(cell, size, "%.15g", v->number); break; /* a plain number, as the CSV has it */
+  }
 }

@@ -257,13 +257,13 @@ int khost__cuda_vary(const khost__vary_map *m, const khost__vary_call *c, const 
 }
 
 int khost__cuda_vary_check(const khost__vary_map *m, const khost__vary_call *c, int dtype, double atol,
-                           double rtol, const void *ref, const void *got, unsigned long long counts[2],
-                           khost__err *err)
+                           double rtol, const void *ref, const void *bound, const void *got,
+                           unsigned long long counts[2], khost__err *err)
 {
   int rc = CUDA_CALL(err, cudaMemsetAsync(state.counts, 0, 2 * sizeof *state.counts, state.stream));
   if (rc == KHOST__OK)
-    rc = CUDA_CALL(err,
-                   khost__launch_vary_check(state.stream, *m, *c, dtype, atol, rtol, ref, got, state.counts));
+    rc = CUDA_CALL(err, khost__launch_vary_check(state.stream, *m, *c, dtype, atol, rtol, ref, bound, got,
+                                                 state.counts));
   return rc == KHOST__OK
              ? copy_and_wait(counts, state.counts, 2 * sizeof *state.counts, cudaMemcpyDeviceToHost, err)
              : rc;

@@ -64,11 +64,12 @@ int khost__cuda_vary(const khost__vary_map *m, const khost__vary_call *c, const 
                      khost__err *err);
 
 /* Compares got (device memory, m's units, of dtype KHOST__VARY_CHECK_*) with
- * ref varied by c, under core/check.c's rule with atol and rtol, and waits:
+ * ref varied by c, under core/check.c's rule with atol, rtol and bound (device
+ * floats, one per element of ref, moved alike; NULL: none), and waits:
  * counts[0] gets the wrong elements, counts[1] the unwritten ones. */
 int khost__cuda_vary_check(const khost__vary_map *m, const khost__vary_call *c, int dtype, double atol,
-                           double rtol, const void *ref, const void *got, unsigned long long counts[2],
-                           khost__err *err);
+                           double rtol, const void *ref, const void *bound, const void *got,
+                           unsigned long long counts[2], khost__err *err);
 
 /* Waits for the stream and reports any error a kernel left behind (sticky errors
  * such as an illegal address make the process unusable; the caller then exits). */

@@ -173,15 +173,15 @@ static __device__ double element_value(int dtype, uint32_t bits)
 }
 
 /* core/check.c's mismatch(), element by element. */
-static __device__ int element_wrong(double got, double ref, double atol, double rtol)
+static __device__ int element_wrong(double got, double ref, double atol, double rtol, double bound)
 {
   if (isnan(ref) || isnan(got)) return isnan(ref) != isnan(got);
   if (isinf(ref) || isinf(got)) return got != ref;
-  return fabs(got - ref) > atol + rtol * fabs(ref);
+  return fabs(got - ref) > atol + rtol * fabs(ref) + bound;
 }
 
 static __global__ void vary_check(khost__vary_map m, khost__vary_call c, int dtype, double atol, double rtol,
-                                  const unsigned char *ref, const unsigned char *got,
+                                  const unsigned char *ref, const float *bound, const unsigned char *got,
                                   unsigned long long *counts)
 {
   unsigned long long wrong = 0, unwritten = 0;
@@ -195,11 +195,12 @@ static __global__ void vary_check(khost__vary_map m, khost__vary_call c, int dty
     for (uint64_t i = t.i0; i < width; i += t.stride, khost__vary_next(&k)) {
       uint32_t g = load_unit(got + (r * width + i) * m.unit_bytes, m.unit_bytes);
       uint32_t e = source_unit(&m, &c, &t, row, &k, ref);
+      double b = bound ? (double)bound[row.src + k.j] : 0.0; /* the bound moves with its element */
       int blank = g == poison;
       unwritten += (unsigned long long)blank;
       wrong += (unsigned long long)(blank || (exact ? g != e
                                                     : element_wrong(element_value(dtype, g),
-                                                                    element_value(dtype, e), atol, rtol)));
+                                                                    element_value(dtype, e), atol, rtol, b)));
     }
   }
   if (wrong) atomicAdd(&counts[0], wrong);
@@ -208,8 +209,9 @@ static __global__ void vary_check(khost__vary_map m, khost__vary_call c, int dty
 
 extern "C" cudaError_t khost__launch_vary_check(cudaStream_t stream, khost__vary_map m, khost__vary_call c,
                                                 int dtype, double atol, double rtol, const void *ref,
-                                                const void *got, unsigned long long *counts)
+                                                const void *bound, const void *got,
+                                                unsigned long long *counts)
 {
-  void *args[] = {&m, &c, &dtype, &atol, &rtol, &ref, &got, &counts};
+  void *args[] = {&m, &c, &dtype, &atol, &rtol, &ref, &bound, &got, &counts};
   return cudaLaunchKernel(vary_check, grid_for(&m), dim3(256), args, 0, stream);
 }

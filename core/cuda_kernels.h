@@ -43,12 +43,14 @@ cudaError_t khost__launch_vary(cudaStream_t stream, khost__vary_map m, khost__va
 /* Queues a kernel on stream that compares every element of got (device memory,
  * as m says) with the element of ref (device memory) that c moves there, sign
  * flipped as c says: the rule of core/check.c (NaN and Inf status, atol + rtol
- * * |ref|, bits when both are 0; an element whose bytes are all 0xff is
+ * * |ref| + the bound of that element of ref when bound (device floats) is not
+ * NULL, bits when atol and rtol are 0; an element whose bytes are all 0xff is
  * unwritten and wrong). Adds the wrong and the unwritten counts to counts[0]
  * and counts[1] (device memory). Returns the launch error. */
 cudaError_t khost__launch_vary_check(cudaStream_t stream, khost__vary_map m, khost__vary_call c,
                                      int dtype /* KHOST__VARY_CHECK_* */, double atol, double rtol,
-                                     const void *ref, const void *got, unsigned long long *counts);
+                                     const void *ref, const void *bound, const void *got,
+                                     unsigned long long *counts);
 
 /* cudaSuccess when the current device can run the kernels above (the fat
  * binary holds sm_90a code only); else why not, e.g. cudaErrorNoKernelImageForDevice. */

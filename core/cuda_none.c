@@ -80,8 +80,8 @@ int khost__cuda_vary(const khost__vary_map *m, const khost__vary_call *c, const 
 }
 
 int khost__cuda_vary_check(const khost__vary_map *m, const khost__vary_call *c, int dtype, double atol,
-                           double rtol, const void *ref, const void *got, unsigned long long counts[2],
-                           khost__err *err)
+                           double rtol, const void *ref, const void *bound, const void *got,
+                           unsigned long long counts[2], khost__err *err)
 {
   return unsupported(err);
 }

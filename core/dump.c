@@ -10,6 +10,7 @@
 
 #include "folder.h"
 #include "npy.h"
+#include "progress.h"
 #include "start_folder.h"
 
 /* path is found from the start folder (start_folder.h). */
@@ -25,12 +26,12 @@ static int dump_path(const khost__options *o, const khost__case_data *d, const c
 {
   int too_long = (size_t)snprintf(path, n, "%s/%s", o->dump, d->c->name) >= n;
   if (too_long || make_dir(path) != 0) {
-    fprintf(stderr, "khost: --dump: cannot create %s/%s: %s\n", o->dump, d->c->name,
-            too_long ? "path too long" : strerror(errno));
+    khost__progress_say("--dump: cannot create %s/%s: %s", o->dump, d->c->name,
+                        too_long ? "path too long" : strerror(errno));
     return -1;
   }
   if ((size_t)snprintf(path, n, "%s/%s/%s%s.npy", o->dump, d->c->name, prefix, tensor) >= n) {
-    fprintf(stderr, "khost: --dump: path too long for %s/%s/%s%s.npy\n", o->dump, d->c->name, prefix, tensor);
+    khost__progress_say("--dump: path too long for %s/%s/%s%s.npy", o->dump, d->c->name, prefix, tensor);
     return -1;
   }
   return 0;
@@ -44,7 +45,7 @@ static int write_one(const khost__options *o, const khost__case_data *d, const c
   khost__err err;
   if (dump_path(o, d, prefix, spec->name, path, sizeof path) != 0) return 1;
   if (khost__npy_write_tensor(path, spec, data, &err) == KHOST__OK) return 0;
-  fprintf(stderr, "khost: --dump: %s: %s\n", path, err.msg);
+  khost__progress_say("--dump: %s: %s", path, err.msg);
   return 1;
 }
 
@@ -83,8 +84,8 @@ int khost__dump_outputs(const khost__options *o, const khost__case_data *d, cons
     if (rc == KHOST__OK) {
       failed += write_one(o, d, prefix, &d->set.outputs[t], host);
     } else {
-      fprintf(stderr, "khost: --dump: %s/%s/%s%s.npy: %s\n", o->dump, d->c->name, prefix,
-              d->set.outputs[t].name, err.msg);
+      khost__progress_say("--dump: %s/%s/%s%s.npy: %s", o->dump, d->c->name, prefix, d->set.outputs[t].name,
+                          err.msg);
       failed++;
     }
     free(host);

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "progress.h"
+
 static pid_t owner;
 static volatile int forked; /* set in every copy fork() makes */
 static char plugin_now[64], phase_now[32];
@@ -43,6 +45,7 @@ static void end_copy(void)
                    "plugin's child process must exec or _exit)\n",
                    plugin_now[0] ? plugin_now : "code", phase_now[0] ? " during " : "", phase_now);
   size_t length = n < 0 ? 0 : (size_t)n < sizeof line ? (size_t)n : sizeof line - 1;
+  khost__progress_clear();
   ssize_t written = write(STDERR_FILENO, line, length);
   (void)written; /* a stderr that cannot be written changes nothing: the copy ends either way */
   _exit(EXIT_FAILURE);

@@ -12,6 +12,13 @@ static int is_cuda(const khost__call *call)
   return call->kernel->device_type == KHOST_DEVICE_CUDA;
 }
 
+static uint64_t element_count(const khost__tensor_spec *spec)
+{
+  uint64_t n = 1;
+  for (int d = 0; d < spec->ndim; d++) n *= (uint64_t)spec->shape[d];
+  return n;
+}
+
 /* The threads khost's host passes for call use: those its CPU kernel may use (--threads). */
 static int threads_of(const khost__call *call)
 {
@@ -32,6 +39,10 @@ int khost__fresh_upload(khost__case_data *d, khost__err *err)
     rc = upload(&d->original_in[t], d->pristine[t], d->set.inputs[t].nbytes, d->set.inputs[t].name, err);
   for (int t = 0; t < d->set.noutputs && rc == KHOST__OK; t++)
     rc = upload(&d->original_ref[t], d->ref[t], d->set.outputs[t].nbytes, d->set.outputs[t].name, err);
+  for (int t = 0; t < d->set.noutputs && rc == KHOST__OK; t++)
+    if (d->bound[t])
+      rc = upload(&d->original_bound[t], d->bound[t], element_count(&d->set.outputs[t]) * sizeof(float),
+                  d->set.outputs[t].name, err);
   d->originals_ready = rc == KHOST__OK;
   return rc;
 }
@@ -50,21 +61,35 @@ int khost__fresh_inputs(khost__call *call, const khost__case_data *d, const khos
   return rc == KHOST__OK ? khost__call_poison(call, err) : rc;
 }
 
-/* Output t on the host, against its expected values made there: every count,
- * and the first mismatches with their coordinates. */
+/* Where output t's per-element error bounds go: its elements' places, as
+ * 4-byte floats that never flip (an op with bounds has outputs of whole bytes). */
+static khost__vary_map bound_map(const khost__case_data *d, int t)
+{
+  khost__vary_map m = d->vary.outputs[t];
+  m.unit_bytes = sizeof(float);
+  m.sign_mask = 0;
+  return m;
+}
+
+/* Output t on the host, against its expected values (and bounds) made there:
+ * every count, and the first mismatches with their coordinates. */
 static int check_on_host(khost__call *call, const khost__case_data *d, const khost__vary_call *v, int t,
                          khost__check_stats *one, khost__err *err)
 {
   const khost__tensor_spec *spec = &d->set.outputs[t];
+  khost__vary_map bounds = bound_map(d, t);
   void *expected = malloc(spec->nbytes), *got = is_cuda(call) ? malloc(spec->nbytes) : call->out[t].data;
-  int rc = expected && got
+  float *bound = d->bound[t] ? malloc(element_count(spec) * sizeof(float)) : NULL;
+  int rc = expected && got && (bound || !d->bound[t])
                ? KHOST__OK
                : khost__errorf(err, KHOST__E_NOMEM, "out of memory checking output %s", spec->name);
   if (rc == KHOST__OK && got != call->out[t].data) rc = khost__call_read_output(call, t, got, err);
   if (rc == KHOST__OK)
     rc = khost__vary_host(&d->vary.outputs[t], v, d->ref[t], expected, threads_of(call), err);
-  if (rc == KHOST__OK) khost__check_output(spec, got, expected, d->c->atol, d->c->rtol, one);
+  if (rc == KHOST__OK && bound) rc = khost__vary_host(&bounds, v, d->bound[t], bound, threads_of(call), err);
+  if (rc == KHOST__OK) khost__check_output(spec, got, expected, d->c->atol, d->c->rtol, bound, one);
   if (got != call->out[t].data) free(got);
+  free(bound);
   free(expected);
   return rc;
 }
@@ -90,8 +115,9 @@ static int passes_on_device(khost__call *call, const khost__case_data *d, const 
   unsigned long long counts[2] = {0, 0};
   *passed = 0;
   if (dtype < 0) return KHOST__OK;
-  int rc = khost__cuda_vary_check(&d->vary.outputs[t], v, dtype, d->c->atol, d->c->rtol,
-                                  d->original_ref[t].data, call->out[t].data, counts, err);
+  int rc =
+      khost__cuda_vary_check(&d->vary.outputs[t], v, dtype, d->c->atol, d->c->rtol, d->original_ref[t].data,
+                             d->original_bound[t].data, call->out[t].data, counts, err);
   *passed = rc == KHOST__OK && counts[0] == 0;
   return rc;
 }
@@ -101,10 +127,11 @@ static int passes_on_device(khost__call *call, const khost__case_data *d, const 
 #define HOST_CHUNK_BYTES (256 * 1024)
 
 /* One CPU output's check, its rows split over threads: each worker varies the
- * reference a chunk of rows at a time and compares it with the output. */
+ * reference (and the bounds, when the op has them) a chunk of rows at a time
+ * and compares it with the output. */
 typedef struct host_check {
-  const khost__vary_walk *walk;
-  const void *ref;
+  const khost__vary_walk *walk, *bound_walk; /* bound_walk NULL: no bounds */
+  const void *ref, *bound;
   const unsigned char *got;
   khost__dtype_id dtype;
   double atol, rtol;
@@ -116,15 +143,18 @@ static void check_rows(void *arg, int worker, int64_t begin, int64_t end)
 {
   host_check *job = arg;
   unsigned char *expected = malloc(job->chunk_rows * job->row_bytes);
+  float *bound = job->bound_walk ? malloc(job->chunk_rows * job->width * sizeof(float)) : NULL;
   int *outcome = &job->outcome[worker];
-  *outcome = expected ? KHOST__OK : KHOST__E_NOMEM;
+  *outcome = expected && (bound || !job->bound_walk) ? KHOST__OK : KHOST__E_NOMEM;
   for (uint64_t r = (uint64_t)begin; r < (uint64_t)end && *outcome == KHOST__OK; r += job->chunk_rows) {
     uint64_t stop = r + job->chunk_rows < (uint64_t)end ? r + job->chunk_rows : (uint64_t)end;
     khost__vary_walk_rows(job->walk, job->ref, expected, r, stop);
+    if (bound) khost__vary_walk_rows(job->bound_walk, job->bound, bound, r, stop);
     if (!khost__check_passes(job->dtype, job->got + r * job->row_bytes, expected, (stop - r) * job->width,
-                             job->atol, job->rtol))
+                             job->atol, job->rtol, bound))
       *outcome = KHOST__E_WRONG;
   }
+  free(bound);
   free(expected);
 }
 
@@ -135,13 +165,17 @@ static int passes_on_host(khost__call *call, const khost__case_data *d, const kh
 {
   const khost__tensor_spec *spec = &d->set.outputs[t];
   const khost__vary_map *m = &d->vary.outputs[t];
-  khost__vary_walk walk;
+  khost__vary_map bounds = bound_map(d, t);
+  khost__vary_walk walk, bound_walk;
   *passed = 0;
   if (khost__dtype_bits(spec->dtype) < 8) return KHOST__OK;
   int rc = khost__vary_walk_start(&walk, m, v, err);
-  if (rc != KHOST__OK) return rc;
+  if (rc == KHOST__OK) rc = khost__vary_walk_start(&bound_walk, &bounds, v, err);
+  if (rc != KHOST__OK) return khost__vary_walk_free(&walk), rc;
   host_check job = {.walk = &walk,
+                    .bound_walk = d->bound[t] ? &bound_walk : NULL,
                     .ref = d->ref[t],
+                    .bound = d->bound[t],
                     .got = call->out[t].data,
                     .dtype = spec->dtype,
                     .atol = d->c->atol,
@@ -157,15 +191,9 @@ static int passes_on_host(khost__call *call, const khost__case_data *d, const kh
       rc = khost__errorf(err, KHOST__E_NOMEM, "out of memory checking output %s", spec->name);
     *passed = *passed && job.outcome[w] == KHOST__OK;
   }
+  khost__vary_walk_free(&bound_walk);
   khost__vary_walk_free(&walk);
   return rc;
-}
-
-static uint64_t element_count(const khost__tensor_spec *spec)
-{
-  uint64_t n = 1;
-  for (int d = 0; d < spec->ndim; d++) n *= (uint64_t)spec->shape[d];
-  return n;
 }
 
 int khost__fresh_check(khost__call *call, const khost__case_data *d, const khost__vary_call *v,

@@ -14,9 +14,12 @@
 #include "dump.h"
 #include "exit_status.h"
 #include "json.h"
+#include "junit.h"
+#include "progress.h"
 #include "runner.h"
 #include "standard_fds.h"
 #include "start_folder.h"
+#include "subcommand.h"
 #include "table.h"
 #include "text.h"
 
@@ -25,6 +28,8 @@ typedef struct reports {
   khost__run_info info;
   khost__json_writer *json; /* NULL also once it could not be written */
   khost__csv_writer *csv;   /* likewise */
+  khost__junit_writer *junit;
+  int quiet; /* --quiet: no line per finished case */
   khost__row *rows;
   int nrows;
   int undumped;       /* rows whose --dump files are incomplete */
@@ -78,7 +83,7 @@ static void describe_device(khost__run_info *info, const khost__device_info *d)
  * without it, for the table and the other report, and exits 1. */
 static void drop_report(reports *r, const khost__err *err)
 {
-  fprintf(stderr, "khost: %s; the run goes on without this report\n", err->msg);
+  khost__progress_say("%s; the run goes on without this report", err->msg);
   r->failed_reports++;
 }
 
@@ -130,7 +135,7 @@ static int case_done(void *ctx, const khost__row *rows, int n, const khost__devi
   const khost__row *kept = n > 0 ? r->rows + r->nrows - n : NULL;
   if (r->json) write_json(r, kept, n, device != NULL);
   if (r->csv) write_csv(r, kept, n);
-  if (n > 0) fprintf(stderr, "khost: %s done\n", kept[0].id.case_name);
+  if (n > 0 && !r->quiet) khost__progress_say("%s done", kept[0].id.case_name);
   return KHOST__OK;
 }
 
@@ -139,10 +144,19 @@ static int open_reports(reports *r, const khost__options *o, khost__err *err)
   int rc = KHOST__OK;
   if (o->json) rc = khost__json_open(o->json, &r->info, o->report_mode, &r->json, err);
   if (rc == KHOST__OK && o->csv) rc = khost__csv_open(o->csv, o->report_mode, &r->csv, err);
+  if (rc == KHOST__OK && o->junit) rc = khost__junit_open(o->junit, &r->info, o->report_mode, &r->junit, err);
   /* Before any case runs, a report path that cannot be written is a bad flag
    * value (exit 2), as an unusable --dump folder is; later write failures stay
    * I/O errors. */
   return rc == KHOST__E_IO ? KHOST__E_CONFIG : rc;
+}
+
+/* rc, or the first failure after it (a report not written in full: KHOST__E_IO) with its message. */
+static int first_failure(int rc, int next, const khost__err *next_err, khost__err *err)
+{
+  if (rc != KHOST__OK || next == KHOST__OK) return rc;
+  *err = *next_err;
+  return KHOST__E_IO;
 }
 
 static int close_reports(reports *r, const khost__options *o, int finished, khost__err *err)
@@ -158,13 +172,15 @@ static int close_reports(reports *r, const khost__options *o, int finished, khos
             r->nrows);
   /* The reports are closed even when the table could not be printed (stdout a
    * closed pipe): they hold the same rows. */
-  khost__err json_err, csv_err;
-  if (r->json && khost__json_end(r->json, finished, &json_err) != KHOST__OK && rc == KHOST__OK)
-    *err = json_err, rc = KHOST__E_IO;
+  khost__err end_err;
+  if (r->json) rc = first_failure(rc, khost__json_end(r->json, finished, &end_err), &end_err, err);
   khost__json_free(r->json);
-  if (r->csv && khost__csv_end(r->csv, finished, &csv_err) != KHOST__OK && rc == KHOST__OK)
-    *err = csv_err, rc = KHOST__E_IO;
+  if (r->csv) rc = first_failure(rc, khost__csv_end(r->csv, finished, &end_err), &end_err, err);
   khost__csv_free(r->csv);
+  if (r->junit)
+    rc = first_failure(rc, khost__junit_end(r->junit, &r->info, r->rows, r->nrows, finished, &end_err),
+                       &end_err, err);
+  khost__junit_free(r->junit);
   free(r->rows);
   return rc;
 }
@@ -190,8 +206,12 @@ static int run(const khost__options *o, const khost__registry *reg, khost__err *
   if (rc == KHOST__OK) rc = khost__dump_prepare(o, err);
   if (rc != KHOST__OK) goto out;
   describe_run(&r.info, o, path);
+  r.quiet = o->quiet;
   if ((rc = open_reports(&r, o, err)) != KHOST__OK) goto out_reports;
+  khost__progress_start(khost__progress_wanted(STDERR_FILENO, o->quiet) ? STDERR_FILENO : -1, suite.ncases);
   rc = khost__run_suite(o, reg, &suite, case_done, &r, &failed, err);
+  /* Before the table, which goes to the same terminal. */
+  khost__progress_end();
 out_reports:;
   khost__err close_err;
   int closed = close_reports(&r, o, rc == KHOST__OK, &close_err);
@@ -224,6 +244,8 @@ int main(int argc, char **argv)
     goto fail;
   }
   khost__start_folder_note();
+  /* compare and report read reports and load no plugin. */
+  if (khost__subcommand_main(argc, argv, &status)) return status;
   if (khost__cli_parse(argc, argv, &o, &err) != KHOST__OK) goto fail;
   if (o.help) return khost__cli_usage(stdout), KHOST__EXIT_PASS;
   if (o.version)

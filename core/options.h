@@ -14,12 +14,13 @@ typedef struct khost__options {
   const char *backends;  /* --backends: comma-separated plugin names or NULL (all) */
   const char *baseline;  /* --baseline NAME[:cpu|cuda] or NULL (reference, on the GPU when there is one) */
   const char *reference; /* --reference: the oracle plugin, "reference" */
-  const char *json, *csv, *dump;
+  const char *json, *csv, *junit, *dump;
   const char *plugin_dirs[KHOST__MAX_PATHS];
   int nplugin_dirs;
   const char *plugin_files[KHOST__MAX_PATHS];
   int nplugin_files;
   int list, strict, help, version;
+  int quiet;              /* no progress line, no per-case lines on stderr */
   int hot;                /* time back-to-back calls instead of flushing L2 first */
   int graph_calls;        /* --graph N: time N calls captured in one CUDA graph (0: off) */
   int no_isolate;         /* run in-process (debugging) */

@@ -30,10 +30,12 @@ typedef struct khost__mismatch {
 
 /* Error statistics of one output against the reference. */
 typedef struct khost__check_stats {
-  uint64_t count;      /* elements compared */
-  uint64_t mismatches; /* elements failing |got-ref| > atol + rtol*|ref| or NaN/Inf status */
-  uint64_t unwritten;  /* elements still holding the poison pattern */
+  uint64_t count; /* elements compared */
+  uint64_t
+      mismatches; /* elements failing |got-ref| > atol + rtol*|ref| (+ the op's bound) or NaN/Inf status */
+  uint64_t unwritten; /* elements still holding the poison pattern */
   double max_abs, max_rel, mean_abs;
+  double max_mixed; /* the largest |got-ref| / (|ref| + 1e-8) where |ref| > 1e-6, else |got-ref| */
   int nshown;
   khost__mismatch shown[KHOST__MAX_MISMATCHES];
 } khost__check_stats;

@@ -13,6 +13,7 @@
 #include "exit_status.h"
 #include "fork_guard.h"
 #include "list.h"
+#include "progress.h"
 #include "standard_fds.h"
 #include "watchdog.h"
 #include "worker.h"
@@ -279,12 +280,28 @@ static void report_fini_failure(case_run *r, int plugin, const char *phase, cons
 {
   char how[512];
   describe_culprit_end(r, phase, end, how, sizeof how);
-  fprintf(stderr,
-          "khost: plugin %s: fini() did not return in the worker of case %s: %s; it is not called again "
-          "in this run\n",
-          r->reg->plugins[plugin].desc->name, r->c->name, how);
+  khost__progress_say("plugin %s: fini() did not return in the worker of case %s: %s; it is not called again "
+                      "in this run",
+                      r->reg->plugins[plugin].desc->name, r->c->name, how);
   r->fini_failed[plugin] = 1;
   r->fini_failures++;
+}
+
+/* Whose code the worker announced it runs, for the progress line. The message
+ * came from a process that ran plugin code: its numbers are checked, its
+ * phase taken as printable text only (progress.h). */
+static void show_begin(const case_run *r, const khost__begin_msg *b)
+{
+  char phase[sizeof b->phase + 1];
+  snprintf(phase, sizeof phase, "%.*s", (int)sizeof b->phase, b->phase);
+  if (b->slot >= 0 && b->slot < r->nslots)
+    khost__progress_backend(r->rows[b->slot].id.backend, r->rows[b->slot].id.device, phase);
+  else if (b->slot == KHOST__ORACLE_SLOT)
+    khost__progress_backend(r->reg->plugins[r->oracle].desc->name, "cpu", phase);
+  else if (b->slot == KHOST__FINI_SLOT && b->plugin >= 0 && b->plugin < r->reg->nplugins)
+    khost__progress_backend(r->reg->plugins[b->plugin].desc->name, "", phase);
+  else
+    khost__progress_backend(NULL, NULL, phase);
 }
 
 /* Reads one worker's messages until it ends; returns how many slots settled. */
@@ -301,6 +318,7 @@ static int listen(case_run *r, khost__child *child, khost__device_info *known)
     if (got != 1) break;
     if (type == KHOST__MSG_BEGIN) {
       current = m.begin.slot;
+      show_begin(r, &m.begin);
       fini_plugin = m.begin.plugin;
       snprintf(phase, sizeof phase, "%s", m.begin.phase);
       if (current >= 0 && current < r->nslots && m.begin.variant[0])
@@ -474,6 +492,7 @@ int khost__run_suite(const khost__options *o, const khost__registry *reg, const 
                   .c = &suite->cases[i],
                   .oracle = (int)(oracle - reg->plugins),
                   .fini_failed = fini_failed};
+    khost__progress_case(r.c->name);
     rc = make_slots(&r, baseline, err);
     if (rc == KHOST__OK) rc = run_workers(&r, &known, err);
     *failed |= r.fini_failures > 0;
@@ -483,6 +502,7 @@ int khost__run_suite(const khost__options *o, const khost__registry *reg, const 
       device_info.empty_call_s = known.empty_call_s;
       derive(&r, known.peak_gbps, have_device);
       for (int s = 0; s < r.nslots; s++) *failed |= is_failure(r.rows[s].measured.status);
+      khost__progress_case_done();
       rc = done(ctx, r.rows, r.nslots, have_device ? &device_info : NULL, err);
     }
     free_case(&r);

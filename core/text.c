@@ -3,11 +3,8 @@
 #include <stdint.h>
 #include <string.h>
 
-/* The length of the UTF-8 sequence at s (n bytes left) and its code point in
- * *cp; 0 when it is not valid UTF-8: a stray continuation byte, a cut sequence,
- * an overlong form, a surrogate or a code point past U+10FFFF. The same
- * sequences jansson refuses, so that a clean text is always a JSON string. */
-static size_t utf8_sequence(const unsigned char *s, size_t n, uint32_t *cp)
+/* The same sequences jansson refuses, so that a clean text is always a JSON string. */
+size_t khost__text_utf8_sequence(const unsigned char *s, size_t n, uint32_t *cp)
 {
   size_t len = s[0] < 0x80                    ? 1
                : s[0] >= 0xC2 && s[0] <= 0xDF ? 2
@@ -30,7 +27,7 @@ static int is_utf8(const char *s, size_t n)
 {
   uint32_t cp;
   for (size_t i = 0, len; i < n; i += len)
-    if ((len = utf8_sequence((const unsigned char *)s + i, n - i, &cp)) == 0) return 0;
+    if ((len = khost__text_utf8_sequence((const unsigned char *)s + i, n - i, &cp)) == 0) return 0;
   return 1;
 }
 
@@ -48,7 +45,7 @@ void khost__text_clean(char *s, size_t size, khost__text_kind kind)
   /* Now valid UTF-8: each sequence is copied, or one '?' stands for it. */
   for (size_t i = 0, len; i < n; i += len) {
     uint32_t cp = 0;
-    len = utf8_sequence((const unsigned char *)s + i, n - i, &cp);
+    len = khost__text_utf8_sequence((const unsigned char *)s + i, n - i, &cp);
     if (is_control(cp) && !(cp == '\n' && kind == KHOST__TEXT_LINES)) {
       s[out++] = '?';
       continue;

@@ -5,6 +5,7 @@
 #define KHOST_TEXT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "report.h"
 #include "result.h"
@@ -22,6 +23,11 @@ typedef enum {
  * sequences, carriage returns, tabs) becomes one '?', but a line feed where kind
  * allows lines. */
 void khost__text_clean(char *s, size_t size, khost__text_kind kind);
+
+/* The length of the UTF-8 sequence at s (n bytes left, n > 0) and its code
+ * point in *cp; 0 when it is not valid UTF-8: a stray continuation byte, a cut
+ * sequence, an overlong form, a surrogate or a code point past U+10FFFF. */
+size_t khost__text_utf8_sequence(const unsigned char *s, size_t n, uint32_t *cp);
 
 /* Cleans every text of row: the message may keep its line feeds, the rest are one line. */
 void khost__text_clean_row(khost__row *row);

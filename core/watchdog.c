@@ -11,6 +11,7 @@
 
 #include "child.h"
 #include "exit_status.h"
+#include "progress.h"
 
 /* One look at the file per tick; silence is counted in ticks, which a stopped
  * process does not take. */
@@ -68,6 +69,7 @@ static void end_khost(const khost__watchdog *w)
                    "khost cannot be stopped, so khost ends here (isolated, the row would be a TIMEOUT)\n",
                    w->job->o->timeout_s, last.phase, owner);
   size_t length = n < 0 ? 0 : (size_t)n < sizeof line ? (size_t)n : sizeof line - 1;
+  khost__progress_clear();
   ssize_t written = write(STDERR_FILENO, line, length);
   (void)written; /* khost ends whether or not the line could be written */
   _exit(KHOST__EXIT_FAILED);

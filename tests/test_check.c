@@ -22,7 +22,7 @@ static khost__check_stats check_one(float got, float ref, double atol, double rt
 {
   khost__tensor_spec s = fp32_matrix(1, 1);
   khost__check_stats st;
-  khost__check_output(&s, &got, &ref, atol, rtol, &st);
+  khost__check_output(&s, &got, &ref, atol, rtol, NULL, &st);
   return st;
 }
 
@@ -80,7 +80,7 @@ Test(check, statistics_and_first_mismatches_in_op_coordinates)
   got[1 * C + 2] += 0.5f; /* row 1, col 2 */
   got[2 * C + 3] -= 2.0f; /* row 2, col 3 */
   khost__check_stats st;
-  khost__check_output(&s, got, ref, 0.1, 0, &st);
+  khost__check_output(&s, got, ref, 0.1, 0, NULL, &st);
   cr_expect_eq(st.mismatches, 2);
   cr_expect_float_eq(st.max_abs, 2.0, 1e-12);
   cr_expect_float_eq(st.max_rel, 2.0 / 12.0, 1e-12);
@@ -100,7 +100,7 @@ Test(check, matching_nan_and_inf_leave_the_error_statistics_finite)
   khost__tensor_spec s = fp32_matrix(1, 4);
   float ref[4] = {NAN, INFINITY, 1.0f, 2.0f}, got[4] = {NAN, INFINITY, 1.25f, 2.0f};
   khost__check_stats st;
-  khost__check_output(&s, got, ref, 0.5, 0, &st);
+  khost__check_output(&s, got, ref, 0.5, 0, NULL, &st);
   cr_expect_eq(st.mismatches, 0);
   cr_expect_float_eq(st.max_abs, 0.25, 1e-12, "max_abs %g", st.max_abs);
   cr_expect_float_eq(st.max_rel, 0.25, 1e-12, "max_rel %g", st.max_rel);
@@ -113,7 +113,7 @@ Test(check, only_the_first_mismatches_are_kept)
   float ref[20], got[20];
   for (int i = 0; i < 20; i++) ref[i] = 1, got[i] = 2;
   khost__check_stats st;
-  khost__check_output(&s, got, ref, 0, 0, &st);
+  khost__check_output(&s, got, ref, 0, 0, NULL, &st);
   cr_expect_eq(st.mismatches, 20);
   cr_expect_eq(st.nshown, KHOST__MAX_MISMATCHES);
   cr_expect_eq(st.shown[KHOST__MAX_MISMATCHES - 1].index, KHOST__MAX_MISMATCHES - 1);
@@ -131,7 +131,7 @@ Test(check, poisoned_elements_count_as_unwritten_and_never_pass)
   for (int i = 0; i < 6; i++) ref[i] = got[i] = khost__fp16_encode(0.25 * (i + 1));
   memset(&got[4], KHOST__POISON_BYTE, 2);
   khost__check_stats st;
-  khost__check_output(&s, got, ref, 1e9, 1e9, &st);
+  khost__check_output(&s, got, ref, 1e9, 1e9, NULL, &st);
   cr_expect_eq(st.unwritten, 1);
   cr_expect_eq(st.mismatches, 1, "a NaN poison fails even with huge tolerances");
   cr_expect_str_eq(st.shown[0].where, "c[batch=1, row=1]");
@@ -145,11 +145,11 @@ Test(check, a_poisoned_element_fails_where_the_reference_is_nan)
   memcpy(&ref[1], &nan_bits, sizeof nan_bits);
   memset(&got[1], KHOST__POISON_BYTE, sizeof got[1]);
   khost__check_stats st;
-  khost__check_output(&s, got, ref, 1e9, 1e9, &st);
+  khost__check_output(&s, got, ref, 1e9, 1e9, NULL, &st);
   cr_expect_eq(st.unwritten, 1);
   cr_expect_eq(st.mismatches, 1, "an unwritten element must not pass as the reference's NaN");
   memcpy(&got[1], &nan_bits, sizeof nan_bits);
-  khost__check_output(&s, got, ref, 1e9, 1e9, &st);
+  khost__check_output(&s, got, ref, 1e9, 1e9, NULL, &st);
   cr_expect_eq(st.mismatches, 0, "a written NaN still matches a NaN reference");
 }
 
@@ -160,10 +160,10 @@ Test(check, bf16_values_are_compared_in_bf16)
   uint16_t ref[2] = {khost__bf16_encode(1.0), khost__bf16_encode(-3.0)};
   uint16_t got[2] = {khost__bf16_encode(1.0078125), khost__bf16_encode(-3.0)}; /* one bf16 ulp above 1 */
   khost__check_stats st;
-  khost__check_output(&s, got, ref, 0, 0.01, &st);
+  khost__check_output(&s, got, ref, 0, 0.01, NULL, &st);
   cr_expect_eq(st.mismatches, 0);
   cr_expect_float_eq(st.max_abs, 0.0078125, 1e-12);
-  khost__check_output(&s, got, ref, 0, 0.005, &st);
+  khost__check_output(&s, got, ref, 0, 0.005, NULL, &st);
   cr_expect_eq(st.mismatches, 1);
 }
 
@@ -189,16 +189,20 @@ Test(check, passes_follows_the_rule_of_check_output)
   for (size_t i = 0; i < NCASES; i++) {
     const tolerance_case *c = &tolerance_cases[i];
     float got[3] = {7, 8, c->got}, ref[3] = {7, 8, c->ref};
-    cr_expect_eq(khost__check_passes(KHOST__DT_FP32, got, ref, 3, c->atol, c->rtol), !c->fails,
+    cr_expect_eq(khost__check_passes(KHOST__DT_FP32, got, ref, 3, c->atol, c->rtol, NULL), !c->fails,
                  "case %zu: got %g ref %g atol %g rtol %g", i, c->got, c->ref, c->atol, c->rtol);
   }
   uint16_t ref16[4], got16[4];
   for (int i = 0; i < 4; i++) ref16[i] = got16[i] = khost__fp16_encode(0.5 * (i + 1));
-  cr_expect(khost__check_passes(KHOST__DT_FP16, got16, ref16, 4, 0, 0), "equal bytes pass");
+  cr_expect(khost__check_passes(KHOST__DT_FP16, got16, ref16, 4, 0, 0, NULL), "equal bytes pass");
   memset(&got16[0], KHOST__POISON_BYTE, 2);
-  cr_expect(!khost__check_passes(KHOST__DT_FP16, got16, ref16, 4, 1e9, 1e9), "poison never passes");
+  cr_expect(!khost__check_passes(KHOST__DT_FP16, got16, ref16, 4, 1e9, 1e9, NULL), "poison never passes");
   got16[0] = ref16[0];
   got16[3] ^= 1;
-  cr_expect(!khost__check_passes(KHOST__DT_FP16, got16, ref16, 4, 0, 0), "one bit off, last element");
-  cr_expect(khost__check_passes(KHOST__DT_FP16, got16, ref16, 3, 0, 0), "only n elements are compared");
+  cr_expect(!khost__check_passes(KHOST__DT_FP16, got16, ref16, 4, 0, 0, NULL), "one bit off, last element");
+  cr_expect(khost__check_passes(KHOST__DT_FP16, got16, ref16, 3, 0, 0, NULL), "only n elements are compared");
+  float got[2] = {1.0f, 1.25f}, ref[2] = {1.0f, 1.0f}, bound[2] = {0.0f, 0.2f};
+  cr_expect(!khost__check_passes(KHOST__DT_FP32, got, ref, 2, 0, 0.01, bound), "0.25 > 0.01 + 0.2");
+  bound[1] = 0.25f;
+  cr_expect(khost__check_passes(KHOST__DT_FP32, got, ref, 2, 0, 0.01, bound), "the element's own bound");
 }

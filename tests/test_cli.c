@@ -60,6 +60,9 @@ Test(cli, every_flag_is_applied)
                         "r.json",
                         "--csv",
                         "r.csv",
+                        "--junit",
+                        "r.xml",
+                        "--quiet",
                         "--dump",
                         "dumps",
                         "--hot",
@@ -104,6 +107,8 @@ Test(cli, every_flag_is_applied)
   cr_expect(o.strict && o.hot && o.no_isolate && o.help && o.version && o.no_blocking_kernel);
   cr_expect_str_eq(o.json, "r.json");
   cr_expect_str_eq(o.csv, "r.csv");
+  cr_expect_str_eq(o.junit, "r.xml");
+  cr_expect(o.quiet);
   cr_expect_str_eq(o.dump, "dumps");
   cr_expect_eq(o.graph_calls, 20);
   cr_expect_eq(o.device, 1);
@@ -211,10 +216,14 @@ Test(cli, flags_that_cannot_work_together_are_refused)
       {{"khost", "--json", "out", "--csv", "./out"}, "--json and --csv name the same file 'out'"},
       {{"khost", "--dump", "./out", "--json", "out"}, "--json and --dump name the same file 'out'"},
       {{"khost", "--csv", "out", "--dump", "out/"}, "--csv and --dump name the same file 'out'"},
+      {{"khost", "--junit", "./out", "--json", "out"}, "--json and --junit name the same file 'out'"},
+      {{"khost", "--csv", "out", "--junit", "out"}, "--csv and --junit name the same file 'out'"},
+      {{"khost", "--junit", "out", "--dump", "out"}, "--junit and --dump name the same file 'out'"},
       /* --list runs nothing: there would be nothing to write. */
       {{"khost", "--list", "--json", "out"}, "--list runs no case: --json has nothing to write"},
       {{"khost", "--csv", "out", "--list"}, "--list runs no case: --csv has nothing to write"},
       {{"khost", "--list", "--dump", "out"}, "--list runs no case: --dump has nothing to write"},
+      {{"khost", "--list", "--junit", "out"}, "--list runs no case: --junit has nothing to write"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     khost__options o;
@@ -282,7 +291,8 @@ Test(cli, usage_names_every_flag)
                                       "--timeout",    "--help",
                                       "--version",    "--no-blocking-kernel",
                                       "--min-time",   "--throttle",
-                                      "--trials"};
+                                      "--trials",     "--junit",
+                                      "--quiet"};
   cr_expect(strstr(text, "Exit status"));
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     char needle[48];

@@ -176,6 +176,27 @@ Test(e4m3, random_values_match_a_search_over_all_codes)
   }
 }
 
+/* The encoder works by arithmetic on binades: every midpoint between two
+ * neighbouring codes, and the doubles just either side of it, land where the
+ * search over all codes puts them (ties to even, carries into the next binade,
+ * the subnormal-normal boundary, saturation past 448). */
+Test(e4m3, every_midpoint_and_its_neighbours_match_a_search_over_all_codes)
+{
+  for (unsigned c = 0; c < 0x7e; c++) {
+    double mid = (e4m3_formula(c) + e4m3_formula(c + 1)) / 2;
+    const double xs[] = {mid, nextafter(mid, 0), nextafter(mid, INFINITY), e4m3_formula(c)};
+    for (int i = 0; i < 4; i++) {
+      unsigned want = nearest_by_scan(xs[i], e4m3_formula, 0x7e);
+      cr_assert_eq(khost__e4m3_encode(xs[i]), want, "e4m3(%a) = %#x, want %#x", xs[i],
+                   khost__e4m3_encode(xs[i]), want);
+      cr_assert_eq(khost__e4m3_encode(-xs[i]), want | 0x80u, "x = -%a", xs[i]);
+    }
+  }
+  cr_expect_eq(khost__e4m3_encode(nextafter(448, 0)), 0x7e);
+  cr_expect_eq(khost__e4m3_encode(nextafter(448, INFINITY)), 0x7e);
+  cr_expect_eq(khost__e4m3_encode(0x1p-1074), 0x00, "the smallest double is zero");
+}
+
 /* ---- fp16 ---- */
 
 static uint16_t fp16_bits_of(_Float16 h)

@@ -670,13 +670,14 @@ Test(reference_plugin, descriptor_lists_every_op_on_the_cpu)
   cr_expect_eq(plugin->struct_size, sizeof(khost_plugin));
   cr_expect_str_eq(plugin->name, "reference");
   cr_expect_str_eq(plugin->language, "c");
-  const char *const ops[] = {"nvfp4_gemv", "copy_transpose", "reduce_sum", "softmax_online"};
-  cr_assert(plugin->nkernels == 4 || plugin->nkernels == 8, "%d kernels", plugin->nkernels);
+  const char *const ops[] = {"nvfp4_gemv", "copy_transpose", "reduce_sum", "softmax_online",
+                             "fp8_block_gemm"};
+  cr_assert(plugin->nkernels == 5 || plugin->nkernels == 10, "%d kernels", plugin->nkernels);
   for (int i = 0; i < plugin->nkernels; i++) {
-    cr_expect_str_eq(plugin->kernels[i]->op, ops[i % 4]);
-    cr_expect_eq(plugin->kernels[i]->device_type, i < 4 ? KHOST_DEVICE_CPU : KHOST_DEVICE_CUDA, "%s",
-                 ops[i % 4]);
-    cr_expect_not_null(plugin->kernels[i]->run, "%s", ops[i % 4]);
+    cr_expect_str_eq(plugin->kernels[i]->op, ops[i % 5]);
+    cr_expect_eq(plugin->kernels[i]->device_type, i < 5 ? KHOST_DEVICE_CPU : KHOST_DEVICE_CUDA, "%s",
+                 ops[i % 5]);
+    cr_expect_not_null(plugin->kernels[i]->run, "%s", ops[i % 5]);
   }
 }
 

@@ -222,7 +222,7 @@ static void expect_agreement(const char *op, const char *dtype, const int64_t di
   for (int t = 0; t < p.set.noutputs; t++) {
     const khost__tensor_spec *spec = &p.set.outputs[t];
     khost__check_stats stats;
-    khost__check_output(spec, got[t], ref[t], p.c.atol, p.c.rtol, &stats);
+    khost__check_output(spec, got[t], ref[t], p.c.atol, p.c.rtol, NULL, &stats);
     uint64_t elements = spec->nbytes * 8 / khost__dtype_bits(spec->dtype);
     cr_expect_eq(stats.count, elements, "%s %s: compared %llu of %llu elements", op, params,
                  (unsigned long long)stats.count, (unsigned long long)elements);

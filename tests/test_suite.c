@@ -390,7 +390,8 @@ Test(shipped_suites, load_with_the_expected_number_of_cases)
     const char *name;
     int ncases;
   } suites[] = {
-      {"smoke", 11}, {"correctness", 73}, {"performance", 14}, {"gpumode_nvfp4", 10}, {"read_floor", 3}};
+      {"smoke", 12},     {"correctness", 73},          {"performance", 14},         {"gpumode_nvfp4", 10},
+      {"read_floor", 3}, {"fp8_gemm_correctness", 15}, {"fp8_gemm_performance", 24}};
   for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++) {
     khost__suite s = load_shipped(suites[i].name);
     cr_expect_eq(s.ncases, suites[i].ncases, "%s", suites[i].name);
@@ -483,7 +484,8 @@ Test(suite_find, an_unknown_name_lists_the_folders_and_their_suites)
   /* The source tree's folder, then the installed one (whatever it holds), then $KHOST_SUITE_PATH. */
   char head[4300], tail[200];
   snprintf(head, sizeof head, "no suite 'nope'; searched: %s (%s); ", source_file("suites").s,
-           "correctness, gpumode_nvfp4, performance, read_floor, smoke");
+           "correctness, fp8_gemm_correctness, fp8_gemm_performance, gpumode_nvfp4, performance, read_floor, "
+           "smoke");
   snprintf(tail, sizeof tail, "; %s (extra_one, extra_two)", dir);
   size_t len = strlen(err.msg), nhead = strlen(head), ntail = strlen(tail);
   cr_assert_gt(len, nhead + ntail, "%s", err.msg);

@@ -18,6 +18,8 @@ mkdir -p "$out"
 log="$out/gpu-check.log"
 : >"$log"
 export KHOST_SUITE_PATH="$root/suites" KHOST_PLUGIN_PATH=""
+# The carried libraries (tools/carry-libs.sh), for khost's own runs too: the reference plugin links OpenBLAS.
+export LD_LIBRARY_PATH="$build/gpu-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 summary=()
 failed=0
 
@@ -47,7 +49,8 @@ run_test() {
     KHOST_BUILD_ROOT="$build" KHOST_FIXTURE_DIR="$build/tests" KHOST_EXE="$build/khost" \
     KHOST_REFERENCE_PLUGIN="$build/plugins/reference/reference.so" \
     KHOST_TRITON_AOT_PLUGIN="$build/plugins/triton_aot/triton_aot.so" \
-    KHOST_CUTE_PLUGIN="$build/plugins/cute/cute.so" "$t" --verbose=0 "$@"
+    KHOST_CUTE_PLUGIN="$build/plugins/cute/cute.so" KHOST_VENDOR_PLUGIN="$build/plugins/vendor/vendor.so" \
+    KHOST_CUDA_LIBDIR=/usr/local/cuda/lib64 "$t" --verbose=0 "$@"
 }
 
 # counted_test PROGRAM [ARGS...]: run_test, adding the run to $failures when it exits non-zero. A
@@ -88,6 +91,10 @@ step smoke 0 "$build/khost" --suite smoke --json "$out/smoke.json"
 # fresh input sets (--trials) after timing, as a kernel wrong on some inputs only may pass one.
 step correctness 0 "$build/khost" --suite correctness --max-time 0.1 --trials 3 --json "$out/correctness.json"
 step gpumode 0 "$build/khost" --suite gpumode_nvfp4 --trials 3 --json "$out/gpumode.json"
+# The vendor libraries as the yardstick (cuBLASLt, CUB): every vendor row must pass, or the
+# speedups would be relative to nothing.
+step vendor_baseline 0 "$build/khost" --strict --suite correctness --op reduce_sum --max-time 0.1 \
+  --backends vendor --baseline vendor --json "$out/vendor_baseline.json"
 step faults 0 "$root/tests/plugins/fault_check.sh" "$build" "$out"
 
 echo

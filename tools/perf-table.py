@@ -10,6 +10,7 @@ import sys
 from khost_report import ReportError, read_report
 
 ROW_KEYS = ("case", "params", "backend", "device", "status", "time")
+COMPUTE_BOUND_OPS = ("fp8_block_gemm",)
 
 
 def is_report(doc):
@@ -42,19 +43,24 @@ def main():
     empty = f", empty kernel {duration(run['empty_call_s'])}" if run.get("empty_call_s") else ""
     print(f"device: {run.get('device')}, {run.get('sm_count')} SMs, L2 {run.get('l2_bytes')} B, measured copy "
           f"{run.get('peak_gbps') or 0:.0f} GB/s{empty}; suite {run.get('suite')}; {run.get('date')}\n")
-    print("| case | params | backend | device | status | median | noise | SM MHz | GB/s | % of copy | speedup | variant |")
-    print("|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---|")
-    for r in doc["rows"]:
-        if a.device and r["device"] != a.device:
-            continue
+    rows = [r for r in doc["rows"] if not a.device or r["device"] == a.device]
+    # TFLOP/s only where an op of the table counts FLOPs worth comparing with a compute peak: the
+    # memory-bound ops' tables keep the columns they were published with.
+    flops = any(r.get("op") in COMPUTE_BOUND_OPS for r in rows)
+    print("| case | params | backend | device | status | median | noise | SM MHz | GB/s | % of copy |"
+          + (" TFLOP/s |" if flops else "") + " speedup | variant |")
+    print("|---|---|---|---|---|---:|---:|---:|---:|---:|" + ("---:|" if flops else "") + "---:|---|")
+    for r in rows:
         t = r["time"]
         cells = [r["case"], r["params"], r["backend"], r["device"], r["status"], duration(t.get("median_s")),
                  f"{t['noise_pct']:.2f}%" if t.get("noise_pct") is not None else "-",
                  # Reports from before khost measured each sample's SM clock have none.
                  f"{t['sm_mhz']:.0f}" if t.get("sm_mhz") else "-",
                  f"{r['gbps']:.0f}" if r.get("gbps") else "-",
-                 f"{100 * r['peak_fraction']:.1f}%" if r.get("peak_fraction") else "-",
-                 f"{r['speedup']:.2f}x" if r.get("speedup") else "-",
+                 f"{100 * r['peak_fraction']:.1f}%" if r.get("peak_fraction") else "-"]
+        if flops:
+            cells.append(f"{r['tflops']:.1f}" if r.get("tflops") else "-")
+        cells += [f"{r['speedup']:.2f}x" if r.get("speedup") else "-",
                  # Reports before ABI 1.1 have no variant.
                  f"`{r['variant']}`" if r.get("variant") else "-"]
         print("| " + " | ".join(cells) + " |")

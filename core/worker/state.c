@@ -7,6 +7,7 @@
 
 #include "child.h"
 #include "fork_guard.h"
+#include "progress.h"
 
 /* The announcement, also noted for the fork guard: the message of a process
  * that plugin code forked names the plugin and the phase. */
@@ -61,7 +62,7 @@ void khost__worker_restore_inputs(khost__worker *w)
 {
   khost__err err;
   if (khost__case_data_restore(&w->data, &err) != KHOST__OK)
-    fprintf(stderr, "khost: restoring inputs failed: %s\n", err.msg);
+    khost__progress_say("restoring inputs failed: %s", err.msg);
 }
 
 int khost__worker_sync(const khost__worker *w, int s, khost__err *err)

@@ -106,6 +106,26 @@ Test(backends, baseline_is_the_backend_speedups_are_relative_to)
   free_outcome(&o);
 }
 
+/* --baseline names any loaded plugin, the vendor libraries too; without a GPU its
+ * row is a SKIP and the run still succeeds (tests/e2e/gpu.c checks the speedups on one). */
+Test(backends, the_vendor_plugin_is_accepted_as_the_baseline)
+{
+  const char *path = getenv("KHOST_VENDOR_PLUGIN");
+  if (!path || !*path) cr_skip_test("this build has no vendor plugin");
+  outcome o;
+  KHOST_JSON(&o, FAST, "--case", "reduce_sum_fp16_128x512", "--baseline", "vendor");
+  cr_assert_eq(o.status, 0, "stderr:\n%s", o.err);
+  cr_expect_not_null(strstr(o.out, "speedup is relative to backend vendor\n"), "stdout:\n%s", o.out);
+  json_t *row = json_row(report(&o), "reduce_sum_fp16_128x512", "vendor");
+  cr_assert_not_null(row, "stdout:\n%s", o.out);
+  /* Here the GPU row may not pass (no GPU), and a baseline that did not pass marks no row. */
+  if (!strcmp(json_text(row, "status"), "PASS"))
+    cr_expect(json_is_true(json_object_get(row, "is_baseline")));
+  else
+    cr_expect(json_is_false(json_object_get(row, "is_baseline")), "%s", json_text(row, "status"));
+  free_outcome(&o);
+}
+
 Test(backends, a_failing_row_gets_no_speedup)
 {
   outcome o;

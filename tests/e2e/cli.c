@@ -49,6 +49,7 @@ Test(cli, help_lists_every_flag)
       "timeout",    "help",
       "version",    "no-blocking-kernel",
       "min-time",   "throttle",
+      "junit",      "quiet",
   };
   outcome o;
   KHOST(&o, "--help");

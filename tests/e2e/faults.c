@@ -241,7 +241,9 @@ Test(faults, a_crashing_oracle_fails_every_row_of_the_case_with_its_signal)
 Test(faults, a_timeout_while_khost_generates_inputs_names_that_phase_and_blames_no_backend)
 {
   char *suite = scratch_path("big.ini");
-  write_file(suite, "[big]\nop = copy_transpose\ndtype = fp32\nm = 16384\nn = 16384\n");
+  /* 256 MiB of input: the worker is caught half-way through generating it, and
+   * the other half leaves the kill a wide window inside the inputs phase. */
+  write_file(suite, "[big]\nop = copy_transpose\ndtype = fp32\nm = 8192\nn = 8192\n");
   outcome o;
   KHOST(&o, FAST, "--suite", suite, "--timeout", "0.05", "--plugin", "@fault_free.so", "--reference",
         "fault_free", "--backends", "fault_free");
@@ -371,7 +373,9 @@ static pid_t large_child(pid_t parent, long min_kb)
 Test(faults, a_worker_killed_unannounced_during_inputs_names_the_out_of_memory_killer)
 {
   char *suite = scratch_path("big.ini");
-  write_file(suite, "[big]\nop = copy_transpose\ndtype = fp32\nm = 16384\nn = 16384\n");
+  /* 256 MiB of input: the worker is caught half-way through generating it, and
+   * the other half leaves the kill a wide window inside the inputs phase. */
+  write_file(suite, "[big]\nop = copy_transpose\ndtype = fp32\nm = 8192\nn = 8192\n");
   running r;
   const char *args[] = {FAST,         "--suite",    suite,        "--plugin", "@fault_free.so", "--reference",
                         "fault_free", "--backends", "fault_free", "--json",   report_path(),    NULL};
@@ -379,9 +383,9 @@ Test(faults, a_worker_killed_unannounced_during_inputs_names_the_out_of_memory_k
   pid_t worker = 0;
   for (int i = 0; i < 3000 && !worker; i++) {
     usleep(5000);
-    worker = large_child(r.pid, 512 * 1024);
+    worker = large_child(r.pid, 128 * 1024);
   }
-  cr_assert_gt(worker, 0, "no worker grew to 512 MiB while generating the inputs");
+  cr_assert_gt(worker, 0, "no worker grew to 128 MiB while generating the inputs");
   kill(worker, SIGKILL);
   outcome o;
   finish(&r, &o);

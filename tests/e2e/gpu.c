@@ -171,14 +171,15 @@ Test(gpu_modes, the_built_gpu_plugins_load_and_pass_every_smoke_case)
   char backends[64] = "";
   skip_without_gpu();
   static const char *const plugins[][2] = {{"KHOST_CUTE_PLUGIN", "cute"},
-                                           {"KHOST_TRITON_AOT_PLUGIN", "triton_aot"}};
-  for (int p = 0; p < 2; p++) {
+                                           {"KHOST_TRITON_AOT_PLUGIN", "triton_aot"},
+                                           {"KHOST_VENDOR_PLUGIN", "vendor"}};
+  for (int p = 0; p < 3; p++) {
     const char *path = getenv(plugins[p][0]);
     if (path && access(path, R_OK) == 0)
       snprintf(backends + strlen(backends), sizeof backends - strlen(backends), "%s%s",
                backends[0] ? "," : "", plugins[p][1]);
   }
-  if (!backends[0]) SKIP_TEST("this build has neither the cute nor the triton_aot plugin");
+  if (!backends[0]) SKIP_TEST("this build has none of the cute, triton_aot and vendor plugins");
   outcome o;
   KHOST_JSON(&o, FAST, "--strict", "--backends", backends);
   cr_expect_eq(o.status, 0, "exit %d; stderr:\n%s", o.status, o.err);
@@ -187,11 +188,46 @@ Test(gpu_modes, the_built_gpu_plugins_load_and_pass_every_smoke_case)
   json_array_foreach(json_object_get(doc, "rows"), i, row)
   {
     if (!strcmp(json_text(row, "backend"), "reference")) continue;
+    /* vendor declines the block shapes cuBLASLt has no scale mode for (docs/VENDOR.md). */
+    if (!strcmp(json_text(row, "backend"), "vendor") && !strcmp(json_text(row, "status"), "SKIP") &&
+        !strncmp(json_text(row, "message"), "declined: ", 10))
+      continue;
     cr_expect_str_eq(json_text(row, "status"), "PASS", "%s on %s: %s", json_text(row, "backend"),
                      json_text(row, "case"), json_text(row, "message"));
     passed += !strcmp(json_text(row, "status"), "PASS");
   }
   cr_expect_gt(passed, 0, "no GPU plugin row; stdout:\n%s", o.out);
+  free_outcome(&o);
+}
+
+/* --baseline vendor: the speedups of a reduce_sum case are relative to CUB's row,
+ * which passes; the reference CUDA row's speedup is CUB's time over its own. */
+Test(gpu_modes, the_vendor_libraries_serve_as_the_baseline)
+{
+  skip_without_gpu();
+  const char *path = getenv("KHOST_VENDOR_PLUGIN");
+  if (!path || access(path, R_OK) != 0) SKIP_TEST("this build has no vendor plugin");
+  outcome o;
+  KHOST_JSON(&o, FAST, "--case", "reduce_sum_fp16_128x512", "--baseline", "vendor");
+  cr_assert_eq(o.status, 0, "exit %d; stderr:\n%s", o.status, o.err);
+  cr_expect_not_null(strstr(o.out, "speedup is relative to backend vendor\n"), "stdout:\n%s", o.out);
+  json_t *doc = report(&o), *row, *base = NULL, *cuda = NULL;
+  size_t i;
+  json_array_foreach(json_object_get(doc, "rows"), i, row)
+  {
+    if (strcmp(json_text(row, "device"), "cuda") != 0) continue;
+    if (!strcmp(json_text(row, "backend"), "vendor")) base = row;
+    if (!strcmp(json_text(row, "backend"), "reference")) cuda = row;
+  }
+  cr_assert(base && cuda, "stdout:\n%s", o.out);
+  cr_expect_str_eq(json_text(base, "status"), "PASS", "%s", json_text(base, "message"));
+  cr_expect(json_is_true(json_object_get(base, "is_baseline")));
+  cr_expect(json_is_false(json_object_get(cuda, "is_baseline")));
+  double base_s = json_number_value(json_object_get(json_object_get(base, "time"), "median_s"));
+  double cuda_s = json_number_value(json_object_get(json_object_get(cuda, "time"), "median_s"));
+  cr_assert(base_s > 0 && cuda_s > 0, "medians %g and %g", base_s, cuda_s);
+  cr_expect_float_eq(json_number_value(json_object_get(cuda, "speedup")), base_s / cuda_s,
+                     1e-9 * base_s / cuda_s);
   free_outcome(&o);
 }
 

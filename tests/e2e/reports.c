@@ -525,6 +525,7 @@ Test(reports, a_report_that_cannot_be_created_exits_2_before_running)
   char *missing = scratch_path("no/such/folder/report");
   expect_refused_before_running("--json", missing, "No such file or directory");
   expect_refused_before_running("--csv", missing, "No such file or directory");
+  expect_refused_before_running("--junit", missing, "No such file or directory");
   free(missing);
 }
 
@@ -658,7 +659,7 @@ Test(reports, the_csv_says_the_run_finished)
     rows++;
   }
   cr_expect_eq(rows, 2 * rows_per_case(0));
-  cr_expect_not_null(strstr(text, ",sm_mhz_min,finished\n"), "the header names it last:\n%s", text);
+  cr_expect_not_null(strstr(text, ",max_mixed,finished\n"), "the header names it last:\n%s", text);
   free(text);
   free_outcome(&o);
   free(csv);
@@ -706,6 +707,8 @@ Test(reports, a_folder_given_as_a_report_exits_2_before_running)
   expect_refused_before_running("--json", scratch, want);
   snprintf(want, sizeof want, "khost: CSV report: %s is a folder", scratch);
   expect_refused_before_running("--csv", scratch, want);
+  snprintf(want, sizeof want, "khost: JUnit report: %s is a folder", scratch);
+  expect_refused_before_running("--junit", scratch, want);
 }
 
 /* One file named two ways ("r.json" and "./r.json") by --json and --csv: one

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <pty.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,6 +90,28 @@ char *slurp(const char *path)
   return buf;
 }
 
+/* A pseudo-terminal as wide as asked for: its slave side in *slave, for khost's
+ * stderr; the master side, read as the run goes so that khost never blocks on a
+ * full terminal, in r. */
+static void open_terminal(running *r, int columns, int *slave)
+{
+  struct winsize size = {.ws_row = 24, .ws_col = (unsigned short)columns};
+  cr_assert_eq(openpty(&r->terminal, slave, NULL, NULL, &size), 0, "openpty: %s", strerror(errno));
+  cr_assert_eq(fcntl(r->terminal, F_SETFL, O_NONBLOCK), 0);
+  fcntl(r->terminal, F_SETFD, FD_CLOEXEC);
+}
+
+/* Copies what the terminal shows now into the err file; 0 once it has no writer left. */
+static int drain_terminal(running *r)
+{
+  char buf[4096];
+  ssize_t got;
+  while ((got = read(r->terminal, buf, sizeof buf)) > 0)
+    cr_assert_eq(write(r->terminal_copy, buf, (size_t)got), got);
+  /* EIO: every process holding the slave side has closed it. */
+  return !(got == 0 || (got < 0 && errno == EIO));
+}
+
 void start_with(running *r, const char *const *extra_env, const char *const *args, const launch *how)
 {
   static const launch as_a_shell;
@@ -107,6 +130,11 @@ void start_with(running *r, const char *const *extra_env, const char *const *arg
   int out = open(r->out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
   int err = open(r->err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
   cr_assert(out >= 0 && err >= 0, "cannot create output files in %s", scratch);
+  r->terminal = r->terminal_copy = -1;
+  if (how->terminal_columns > 0) {
+    r->terminal_copy = err;
+    open_terminal(r, how->terminal_columns, &err);
+  }
   fflush(NULL);
   r->pid = fork();
   cr_assert_geq(r->pid, 0, "fork: %s", strerror(errno));
@@ -125,7 +153,7 @@ void start_with(running *r, const char *const *extra_env, const char *const *arg
   /* Also here, so that the group exists before anyone signals it. */
   setpgid(r->pid, r->pid);
   close(out);
-  close(err);
+  close(err); /* the terminal's slave side, when stderr is one: khost holds it now */
   for (int i = 0; i < argc; i++) free(argv[i]);
 }
 
@@ -147,11 +175,14 @@ void finish(running *r, outcome *o)
       waitpid(r->pid, &wstatus, 0);
       break;
     }
+    if (r->terminal >= 0) drain_terminal(r);
     nanosleep(&tick, NULL);
     waited += 0.01;
   }
   /* A worker left behind by a killed khost would run on forever. */
   kill(-r->pid, SIGKILL);
+  for (int i = 0; r->terminal >= 0 && drain_terminal(r) && i < 500; i++) nanosleep(&tick, NULL);
+  if (r->terminal >= 0) close(r->terminal), close(r->terminal_copy);
   o->status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
   o->signal = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
   o->out = slurp(r->out_path);

@@ -29,15 +29,18 @@ typedef struct outcome {
 /* How start_with starts khost, beyond its arguments and environment; zero (or
  * NULL) starts it as a shell would, in the test's working folder. */
 typedef struct launch {
-  const char *folder; /* its working folder, for relative paths */
-  int closed_fd;      /* 1 or 2: that fd closed, as `>&-` or `2>&-` leaves it; 0: none */
-  int unread_stdout;  /* stdout a pipe nobody reads, as `khost | head` leaves it once head has exited */
+  const char *folder;   /* its working folder, for relative paths */
+  int closed_fd;        /* 1 or 2: that fd closed, as `>&-` or `2>&-` leaves it; 0: none */
+  int unread_stdout;    /* stdout a pipe nobody reads, as `khost | head` leaves it once head has exited */
+  int terminal_columns; /* > 0: stderr a terminal (a pseudo-terminal) this wide, its output kept as err */
 } launch;
 
 /* A started khost run whose output goes to files in the scratch folder. */
 typedef struct running {
   pid_t pid; /* also the process group of khost and its workers */
   char out_path[600], err_path[600];
+  int terminal;      /* the pseudo-terminal's master side when stderr is one, else -1 */
+  int terminal_copy; /* the file at err_path, where what the terminal shows is copied */
 } running;
 
 /* One row of the printed table: its cells up to the status, and the lines under it. */

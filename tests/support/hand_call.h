@@ -21,7 +21,7 @@ static const khost_dtype FP64 = {KHOST_DTYPE_FLOAT, 64, 1};
 #define HAND_FAKE_BASE   ((uintptr_t)0x7f0000000000)
 
 typedef struct hand_call {
-  khost_param params[4];
+  khost_param params[8];
   khost_tensor inputs[HAND_MAX_TENSORS], outputs[2];
   int64_t shapes[HAND_MAX_TENSORS + 2][KHOST_MAX_DIMS];
   int64_t strides[HAND_MAX_TENSORS + 2][KHOST_MAX_DIMS];

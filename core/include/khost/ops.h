@@ -12,6 +12,7 @@
 #include "ops/copy_transpose.h"
 #include "ops/reduce_sum.h"
 #include "ops/softmax_online.h"
+#include "ops/fp8_block_gemm.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,0 +1,160 @@
+/* The vendor plugin as an artifact: its one export, its descriptor and the
+ * library versions its description names, reduce_sum's supports(), and
+ * fp8_block_gemm's refusals (block shapes cuBLASLt has no scale mode for, a
+ * missing libcublasLt, malformed calls). None of it needs a GPU; the kernels'
+ * answers on one are checked end to end (tests/e2e/gpu.c, tools/gpu-check.sh).
+ * Skips when vendor is not built. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "catalog.h"
+#include "khost/ops.h"
+#include "khost/ops/fp8_block_gemm.h"
+#include "support/hand_call.h"
+#include "support/plugin_under_test.h"
+
+#define PLUGIN "KHOST_VENDOR_PLUGIN"
+
+static const khost_kernel *kernel(const char *op)
+{
+  return khost_test_kernel(khost_test_plugin(PLUGIN), op, KHOST_DEVICE_CUDA);
+}
+
+/* The fp8 kernel, once the op is in this build's catalog (the table follows the op list). */
+static const khost_kernel *gemm_kernel(void)
+{
+  if (!khost__catalog_find("fp8_block_gemm")) cr_skip_test("fp8_block_gemm is not an op of this build");
+  return kernel("fp8_block_gemm");
+}
+
+Test(vendor, exports_one_entry_and_a_valid_descriptor)
+{
+  khost_plugin_entry_fn entry = khost_test_entry(PLUGIN);
+  cr_expect_null(entry(KHOST_ABI_MAJOR + 1, 0), "another ABI major is refused");
+  const khost_plugin *plugin = khost_test_plugin(PLUGIN);
+  cr_expect_str_eq(plugin->name, "vendor");
+  cr_expect_eq(plugin->nkernels, khost__catalog_find("fp8_block_gemm") ? 2 : 1);
+  const khost_kernel *sum = kernel("reduce_sum");
+  cr_expect(sum->supports && sum->workspace_size && sum->describe, "reduce_sum declares all it can");
+  cr_expect_not_null(plugin->fini, "fini releases the cuBLASLt handle");
+}
+
+/* The CUB the plugin was compiled with, and the cuBLASLt this process found: the
+ * toolkit's own copy where the soname is not on the loader's path. */
+Test(vendor, description_names_the_cub_and_cublaslt_versions)
+{
+  unsetenv("KHOST_VENDOR_CUBLASLT");
+  const char *text = khost_test_plugin(PLUGIN)->description;
+  int cub[3], lt[3];
+  cr_expect_eq(sscanf(text, "CUB %d.%d.%d;", &cub[0], &cub[1], &cub[2]), 3, "%s", text);
+  const char *libdir = getenv("KHOST_CUDA_LIBDIR");
+  char toolkit_copy[512];
+  snprintf(toolkit_copy, sizeof toolkit_copy, "%s/libcublasLt.so.13", libdir ? libdir : "");
+  if (!libdir || access(toolkit_copy, R_OK) != 0) cr_skip_test("no %s: no cuBLASLt to find", toolkit_copy);
+  const char *found = strstr(text, "cuBLASLt ");
+  cr_assert_not_null(found, "%s", text);
+  cr_expect_eq(sscanf(found, "cuBLASLt %d.%d.%d (", &lt[0], &lt[1], &lt[2]), 3, "%s", text);
+  cr_expect_eq(lt[0], 13, "%s", text);
+  cr_expect_not_null(strstr(text, "libcublasLt.so.13)"), "the path of the library: %s", text);
+}
+
+Test(vendor, a_missing_cublaslt_is_named_and_the_plugin_still_loads)
+{
+  setenv("KHOST_VENDOR_CUBLASLT", "/nonexistent/libcublasLt.so.13", 1);
+  const char *text = khost_test_plugin(PLUGIN)->description;
+  cr_expect_not_null(strstr(text, "; libcublasLt.so.13 not found: /nonexistent/libcublasLt.so.13: "), "%s",
+                     text);
+  hand_call c;
+  hand_rows_call(&c, "reduce_sum", KHOST_DEVICE_CUDA, FP16, 37, 1000);
+  cr_expect_eq(kernel("reduce_sum")->supports(&c.in), KHOST_STATUS_OK, "CUB needs no cuBLASLt: %s", c.error);
+}
+
+Test(vendor, reduce_sum_supports_every_float_dtype_and_refuses_malformed_calls)
+{
+  const khost_dtype dtypes[3] = {FP16, BF16, FP32};
+  for (int d = 0; d < 3; d++) {
+    hand_call c;
+    hand_rows_call(&c, "reduce_sum", KHOST_DEVICE_CUDA, dtypes[d], 37, 1000);
+    cr_expect_eq(kernel("reduce_sum")->supports(&c.in), KHOST_STATUS_OK, "dtype %d: %s", d, c.error);
+    c.inputs[0].dtype.code = c.outputs[0].dtype.code = KHOST_DTYPE_INT;
+    cr_expect_eq(kernel("reduce_sum")->supports(&c.in), KHOST_STATUS_UNSUPPORTED, "int is declined");
+    c.inputs[0].dtype = FP16;
+    c.outputs[0].dtype = BF16;
+    cr_expect_eq(kernel("reduce_sum")->supports(&c.in), KHOST_STATUS_INVALID_ARGUMENT, "mixed dtypes");
+  }
+  hand_call c;
+  hand_rows_call(&c, "reduce_sum", KHOST_DEVICE_CPU, FP32, 4, 4);
+  cr_expect_eq(kernel("reduce_sum")->supports(&c.in), KHOST_STATUS_INVALID_ARGUMENT, "a host tensor");
+}
+
+/* A well-formed fp8_block_gemm call at fake device addresses. */
+static void hand_gemm_call(hand_call *c, int64_t m, int64_t n, int64_t k, int64_t qm, int64_t qn, int64_t qk)
+{
+  const khost_dtype e4m3 = {KHOST_DTYPE_FLOAT8_E4M3FN, 8, 1};
+  hand_call_init(c, "fp8_block_gemm", 1);
+  const char *names[6] = {"m", "n", "k", "qm", "qn", "qk"};
+  const int64_t values[6] = {m, n, k, qm, qn, qk};
+  for (int i = 0; i < 6; i++) hand_param(c, names[i], values[i]);
+  int64_t kb = k / qk, mb = (m + qm - 1) / qm, nb = (n + qn - 1) / qn;
+  const struct {
+    const char *name;
+    khost_dtype dtype;
+    int64_t shape[2];
+  } tensors[] = {{"a", e4m3, {m, k}},    {"b", e4m3, {n, k}},      {"sa", FP32, {mb, kb}},
+                 {"sb", FP32, {nb, kb}}, {"sa_t", FP32, {kb, mb}}, {"sb_t", FP32, {kb, nb}},
+                 {"out", BF16, {m, n}}};
+  for (int i = 0; i < 7; i++)
+    hand_tensor(c, i == 6, tensors[i].name, KHOST_DEVICE_CUDA, tensors[i].dtype, NULL, 2, tensors[i].shape);
+}
+
+/* Each block shape without a cuBLASLt scale mode is a SKIP whose reason says why. */
+Test(vendor, fp8_gemm_declines_block_shapes_cublaslt_cannot_scale)
+{
+  const khost_kernel *gemm = gemm_kernel();
+  const struct {
+    int64_t qm, qn, qk;
+    const char *reason;
+  } shapes[] = {
+      {128, 128, 128, "cuBLASLt has no 2D x 2D block scaling"},
+      {256, 256, 256, "qk = 256: cuBLASLt's FP8 block scales span 128 elements of k"},
+      {512, 512, 512, "qk = 512"},
+      {1, 1, 64, "qk = 64"},
+      {128, 1, 128, "qm = 128: a is scaled here in 1 x 128 blocks only"},
+      {1, 64, 128, "qn = 64: b is scaled in 1 x 128 (VEC128_32F) or 128 x 128 (BLK128x128_32F) blocks only"},
+  };
+  for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+    hand_call c;
+    hand_gemm_call(&c, 256, 512, 1024, shapes[i].qm, shapes[i].qn, shapes[i].qk);
+    cr_expect_eq(gemm->supports(&c.in), KHOST_STATUS_UNSUPPORTED, "%lld x %lld x %lld: %s",
+                 (long long)shapes[i].qm, (long long)shapes[i].qn, (long long)shapes[i].qk, c.error);
+    cr_expect_not_null(strstr(c.error, shapes[i].reason), "got: %s", c.error);
+  }
+}
+
+Test(vendor, fp8_gemm_without_cublaslt_declines_with_the_loader_s_reason)
+{
+  setenv("KHOST_VENDOR_CUBLASLT", "/nonexistent/libcublasLt.so.13", 1);
+  const khost_kernel *gemm = gemm_kernel();
+  hand_call c;
+  hand_gemm_call(&c, 64, 2112, 7168, 1, 128, 128);
+  cr_expect_eq(gemm->supports(&c.in), KHOST_STATUS_UNSUPPORTED, "%s", c.error);
+  cr_expect_str_eq(c.error,
+                   "fp8_block_gemm: libcublasLt.so.13 not found: /nonexistent/libcublasLt.so.13: cannot "
+                   "open shared object file: No such file or directory");
+}
+
+Test(vendor, fp8_gemm_refuses_malformed_calls_before_anything_else)
+{
+  const khost_kernel *gemm = gemm_kernel();
+  hand_call c;
+  hand_gemm_call(&c, 64, 256, 512, 1, 128, 128);
+  c.params[2].value = 500; /* k, no longer a multiple of qk */
+  cr_expect_eq(gemm->supports(&c.in), KHOST_STATUS_INVALID_ARGUMENT, "%s", c.error);
+  hand_gemm_call(&c, 64, 256, 512, 128, 128, 128);
+  c.inputs[KHOST_FP8_BLOCK_GEMM_SA_T].device_type = KHOST_DEVICE_CPU;
+  cr_expect_eq(gemm->supports(&c.in), KHOST_STATUS_INVALID_ARGUMENT,
+               "a host tensor, even in a declined shape");
+}
