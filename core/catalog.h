@@ -40,6 +40,7 @@ typedef struct khost__case {
   double atol, rtol; /* in force: the op's defaults unless the suite overrode them */
   char file[4096];   /* the suite file the case is in, whole (as khost__suite holds it), for messages */
   int line;
+  int index; /* its place among the suite file's cases, from 0: the order a merge of shards restores */
 } khost__case;
 
 /* The shape and type of one tensor, derived from a case. Plain value. */

@@ -30,6 +30,7 @@ enum {
   OPT_GRAPH,
   OPT_NO_ISOLATE,
   OPT_DEVICE,
+  OPT_SHARD,
   OPT_THREADS,
   OPT_WARMUP,
   OPT_NO_BLOCKING,
@@ -90,6 +91,9 @@ static const flag flags[] = {
      NULL,
      "GPU: do not hold the stream while queueing timed calls (for ncu; launch gaps are then timed)"},
     {{"device", 1, 0, OPT_DEVICE}, "N", "CUDA device ordinal (0)"},
+    {{"shard", 1, 0, OPT_SHARD},
+     "I/N|slurm",
+     "run only shard I of N (0 to N-1) of the selected cases, or the Slurm array task's"},
     {{"threads", 1, 0, OPT_THREADS}, "N", "threads CPU kernels may use (all cores)"},
     {{"warmup", 1, 0, OPT_WARMUP}, "SECONDS", "warm-up time per backend and case (0.025)"},
     {{"min-samples", 1, 0, OPT_MIN_SAMPLES}, "N", "samples before the noise rule may stop timing (10)"},
@@ -132,7 +136,7 @@ void khost__cli_usage(FILE *out)
   fprintf(out, "\nExit status: 0 all passed or skipped with a reason, 1 a result failed or errored,\n"
                "2 usage or configuration error. Environment: KHOST_PLUGIN_PATH, KHOST_SUITE_PATH.\n"
                "\nReports read back (each with --help): khost report RUN.json [BASE.json] -o FILE,\n"
-               "khost compare RUN.json BASE.json.\n");
+               "khost compare RUN.json BASE.json, khost merge SHARD.json ... [--json FILE] [--csv FILE].\n");
 }
 
 /* 0666 less the umask: what a file created now gets. Read before any plugin is
@@ -236,6 +240,7 @@ static int apply(int id, const char *v, khost__options *o, khost__err *err)
   case OPT_NO_ISOLATE: o->no_isolate = 1; break;
   case OPT_NO_BLOCKING: o->no_blocking_kernel = 1; break;
   case OPT_DEVICE: return parse_int("device", v, 0, 1023, &o->device, err);
+  case OPT_SHARD: return khost__shard_parse(v, &o->shard, err);
   case OPT_THREADS: return parse_int("threads", v, 1, 4096, &o->threads, err);
   case OPT_WARMUP: return khost__cli_parse_number("warmup", v, 0, INFINITY, &o->warmup_s, err);
   case OPT_MIN_SAMPLES: return parse_int("min-samples", v, 1, 1000000, &o->min_samples, err);
@@ -260,21 +265,15 @@ static int check_together(const khost__options *o, khost__err *err)
   if (o->warmup_s >= o->timeout_s)
     return khost__errorf(err, KHOST__E_CONFIG, "--warmup %g s must be shorter than --timeout %g s",
                          o->warmup_s, o->timeout_s);
-  const struct {
-    const char *flag, *path;
-  } outputs[] = {{"json", o->json}, {"csv", o->csv}, {"junit", o->junit}, {"dump", o->dump}};
+  const khost__output_flag outputs[] = {
+      {"--json", o->json}, {"--csv", o->csv}, {"--junit", o->junit}, {"--dump", o->dump}};
   const int n = sizeof outputs / sizeof outputs[0];
-  for (int i = 0; i < n; i++) {
+  for (int i = 0; i < n; i++)
     if (o->list && outputs[i].path)
-      return khost__errorf(err, KHOST__E_CONFIG, "--list runs no case: --%s has nothing to write",
+      return khost__errorf(err, KHOST__E_CONFIG, "--list runs no case: %s has nothing to write",
                            outputs[i].flag);
-    /* As files, not strings: "r.json" and "./r.json" are one file, and one output would replace the other. */
-    for (int j = i + 1; outputs[i].path && j < n; j++)
-      if (outputs[j].path && khost__same_file(outputs[i].path, outputs[j].path))
-        return khost__errorf(err, KHOST__E_CONFIG, "--%s and --%s name the same file '%s'", outputs[i].flag,
-                             outputs[j].flag, outputs[i].path);
-  }
-  return KHOST__OK;
+  /* As files, not strings: "r.json" and "./r.json" are one file, and one output would replace the other. */
+  return khost__outputs_distinct(outputs, n, NULL, 0, err);
 }
 
 static char command_line[1024];

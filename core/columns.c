@@ -46,17 +46,44 @@ static int flag(khost__value *v, int set)
   return 1;
 }
 
-/* A reader fn that takes the value of one field of the row by one of the rules above. */
+/* Text put back into a field of size bytes, cut to fit; none is "". */
+static void store_text(char *field, size_t size, const khost__value *v)
+{
+  snprintf(field, size, "%.*s", v ? (int)strnlen(v->text, v->size) : 0, v ? v->text : "");
+}
+
+/* What a field holds for a value of each rule, and for none (a JSON null read back). */
+#define TAKE_number(v)      ((v)->number)
+#define TAKE_if_positive(v) ((v)->number)
+#define TAKE_if_finite(v)   ((v)->number)
+#define TAKE_count(v)       ((v)->count)
+#define TAKE_flag(v)        ((v)->count != 0)
+#define NONE_number         0
+#define NONE_if_positive    0
+#define NONE_if_finite      NAN
+#define NONE_count          0
+#define NONE_flag           0
+
+/* A reader fn that takes the value of one field of the row by one of the rules
+ * above, and its inverse fn##_store, which puts a value (NULL: none) back. */
 #define READ(fn, rule, field)                                                                                \
   static int fn(const khost__row *r, khost__value *v)                                                        \
   {                                                                                                          \
     return rule(v, r->field);                                                                                \
+  }                                                                                                          \
+  static void fn##_store(khost__row *r, const khost__value *v)                                               \
+  {                                                                                                          \
+    r->field = v ? TAKE_##rule(v) : NONE_##rule;                                                             \
   }
 /* The same for a text field, which is read no further than its size. */
 #define READ_TEXT(fn, field)                                                                                 \
   static int fn(const khost__row *r, khost__value *v)                                                        \
   {                                                                                                          \
     return text(v, r->field, sizeof r->field);                                                               \
+  }                                                                                                          \
+  static void fn##_store(khost__row *r, const khost__value *v)                                               \
+  {                                                                                                          \
+    store_text(r->field, sizeof r->field, v);                                                                \
   }
 
 READ_TEXT(row_case, id.case_name)
@@ -91,11 +118,17 @@ READ(row_tflops, if_positive, derived.tflops)
 READ(row_peak_fraction, if_positive, derived.peak_fraction)
 READ(row_speedup, if_positive, derived.speedup)
 READ(row_is_baseline, flag, derived.is_baseline)
+READ(row_case_index, count, id.case_index)
 
 /* No name is no variant (JSON null), not an empty one. */
 static int row_variant(const khost__row *r, khost__value *v)
 {
   return text(v, r->measured.variant, sizeof r->measured.variant) && r->measured.variant[0];
+}
+
+static void row_variant_store(khost__row *r, const khost__value *v)
+{
+  store_text(r->measured.variant, sizeof r->measured.variant, v);
 }
 
 static int row_status(const khost__row *r, khost__value *v)
@@ -104,44 +137,88 @@ static int row_status(const khost__row *r, khost__value *v)
   return text(v, name, strlen(name));
 }
 
+/* A name that is no status (never in a report read back: report_read.c refuses it) is ERROR. */
+static void row_status_store(khost__row *r, const khost__value *v)
+{
+  r->measured.status = KHOST__ROW_ERROR;
+  for (int k = 0; v && k < KHOST__ROW_STATUS_COUNT; k++)
+    if (strlen(khost__row_status_name(k)) == v->size && !memcmp(khost__row_status_name(k), v->text, v->size))
+      r->measured.status = (khost__row_status)k;
+}
+
 static int row_first_mismatches(const khost__row *r, khost__value *v)
 {
   v->check = &r->measured.check;
   return 1;
 }
 
+static void row_first_mismatches_store(khost__row *r, const khost__value *v)
+{
+  khost__check_stats *c = &r->measured.check;
+  c->nshown = v ? v->check->nshown : 0;
+  if (v) memcpy(c->shown, v->check->shown, sizeof c->shown);
+}
+
 /* The order of a row's JSON object. CSV places only grow: the columns added since
  * the first layout (variant, the clock columns) went to the end of the line. */
 const khost__column khost__columns[] = {
-    {.name = "case", .read = row_case, .json = "case", .csv = {"case", 1}},
-    {.name = "op", .read = row_op, .json = "op", .csv = {"op", 2}},
-    {.name = "params", .read = row_params, .json = "params", .csv = {"params", 3}},
+    {.name = "case", .read = row_case, .store = row_case_store, .json = "case", .csv = {"case", 1}},
+    {.name = "op", .read = row_op, .store = row_op_store, .json = "op", .csv = {"op", 2}},
+    {.name = "params", .read = row_params, .store = row_params_store, .json = "params", .csv = {"params", 3}},
     {.name = "backend",
      .read = row_backend,
+     .store = row_backend_store,
      .json = "backend",
      .csv = {"backend", 4},
      .table = {"backend", 1}},
-    {.name = "device", .read = row_device, .json = "device", .csv = {"device", 5}, .table = {"device", 2}},
+    {.name = "device",
+     .read = row_device,
+     .store = row_device_store,
+     .json = "device",
+     .csv = {"device", 5},
+     .table = {"device", 2}},
     {.name = "variant",
      .read = row_variant,
+     .store = row_variant_store,
      .json = "variant",
      .csv = {"variant", 30},
      .table = {"variant", 14},
      .show = KHOST__SHOW_IF_ANY},
-    {.name = "status", .read = row_status, .json = "status", .csv = {"status", 6}, .table = {"status", 3}},
-    {.name = "message", .read = row_message, .json = "message", .csv = {"message", 7}},
-    {.name = "atol", .format = KHOST__FORMAT_NUMBER, .read = row_atol, .json = "atol", .csv = {"atol", 8}},
-    {.name = "rtol", .format = KHOST__FORMAT_NUMBER, .read = row_rtol, .json = "rtol", .csv = {"rtol", 9}},
+    {.name = "status",
+     .read = row_status,
+     .store = row_status_store,
+     .json = "status",
+     .csv = {"status", 6},
+     .table = {"status", 3}},
+    {.name = "message",
+     .read = row_message,
+     .store = row_message_store,
+     .json = "message",
+     .csv = {"message", 7}},
+    {.name = "atol",
+     .format = KHOST__FORMAT_NUMBER,
+     .read = row_atol,
+     .store = row_atol_store,
+     .json = "atol",
+     .csv = {"atol", 8}},
+    {.name = "rtol",
+     .format = KHOST__FORMAT_NUMBER,
+     .read = row_rtol,
+     .store = row_rtol_store,
+     .json = "rtol",
+     .csv = {"rtol", 9}},
     {.name = "count",
      .format = KHOST__FORMAT_COUNT,
      .needs = KHOST__NEEDS_CHECK,
      .read = row_checked,
+     .store = row_checked_store,
      .json = "check.count",
      .csv = {"count", 10}},
     {.name = "mismatches",
      .format = KHOST__FORMAT_COUNT,
      .needs = KHOST__NEEDS_CHECK,
      .read = row_mismatches,
+     .store = row_mismatches_store,
      .json = "check.mismatches",
      .csv = {"mismatches", 11},
      .table = {"mismatches", 6}},
@@ -149,12 +226,14 @@ const khost__column khost__columns[] = {
      .format = KHOST__FORMAT_COUNT,
      .needs = KHOST__NEEDS_CHECK,
      .read = row_unwritten,
+     .store = row_unwritten_store,
      .json = "check.unwritten",
      .csv = {"unwritten", 12}},
     {.name = "max_abs",
      .format = KHOST__FORMAT_ERROR,
      .needs = KHOST__NEEDS_CHECK,
      .read = row_max_abs,
+     .store = row_max_abs_store,
      .json = "check.max_abs",
      .csv = {"max_abs", 13},
      .table = {"max abs", 4}},
@@ -162,6 +241,7 @@ const khost__column khost__columns[] = {
      .format = KHOST__FORMAT_ERROR,
      .needs = KHOST__NEEDS_CHECK,
      .read = row_max_rel,
+     .store = row_max_rel_store,
      .json = "check.max_rel",
      .csv = {"max_rel", 14},
      .table = {"max rel", 5}},
@@ -169,28 +249,33 @@ const khost__column khost__columns[] = {
      .format = KHOST__FORMAT_ERROR,
      .needs = KHOST__NEEDS_CHECK,
      .read = row_mean_abs,
+     .store = row_mean_abs_store,
      .json = "check.mean_abs",
      .csv = {"mean_abs", 15}},
     {.name = "max_mixed",
      .format = KHOST__FORMAT_ERROR,
      .needs = KHOST__NEEDS_CHECK,
      .read = row_max_mixed,
+     .store = row_max_mixed_store,
      .json = "check.max_mixed",
      .csv = {"max_mixed", 34}},
     {.name = "first_mismatches",
      .format = KHOST__FORMAT_MISMATCHES,
      .read = row_first_mismatches,
+     .store = row_first_mismatches_store,
      .json = "check.first_mismatches"},
     {.name = "samples",
      .format = KHOST__FORMAT_COUNT,
      .needs = KHOST__NEEDS_TIMING,
      .read = row_samples,
+     .store = row_samples_store,
      .json = "time.samples",
      .csv = {"samples", 16}},
     {.name = "median_s",
      .format = KHOST__FORMAT_SECONDS,
      .needs = KHOST__NEEDS_TIMING,
      .read = row_median,
+     .store = row_median_store,
      .json = "time.median_s",
      .csv = {"median_s", 17},
      .table = {"time", 7}},
@@ -198,30 +283,35 @@ const khost__column khost__columns[] = {
      .format = KHOST__FORMAT_SECONDS,
      .needs = KHOST__NEEDS_TIMING,
      .read = row_mean,
+     .store = row_mean_store,
      .json = "time.mean_s",
      .csv = {"mean_s", 18}},
     {.name = "min_s",
      .format = KHOST__FORMAT_SECONDS,
      .needs = KHOST__NEEDS_TIMING,
      .read = row_min,
+     .store = row_min_store,
      .json = "time.min_s",
      .csv = {"min_s", 19}},
     {.name = "max_s",
      .format = KHOST__FORMAT_SECONDS,
      .needs = KHOST__NEEDS_TIMING,
      .read = row_max,
+     .store = row_max_store,
      .json = "time.max_s",
      .csv = {"max_s", 20}},
     {.name = "stddev_s",
      .format = KHOST__FORMAT_NUMBER,
      .needs = KHOST__NEEDS_TIMING,
      .read = row_stddev,
+     .store = row_stddev_store,
      .json = "time.stddev_s",
      .csv = {"stddev_s", 21}},
     {.name = "noise_pct",
      .format = KHOST__FORMAT_PERCENT,
      .needs = KHOST__NEEDS_TIMING,
      .read = row_noise,
+     .store = row_noise_store,
      .json = "time.noise_pct",
      .csv = {"noise_pct", 22},
      .table = {"noise", 8}},
@@ -229,6 +319,7 @@ const khost__column khost__columns[] = {
      .format = KHOST__FORMAT_MHZ,
      .needs = KHOST__NEEDS_TIMING,
      .read = row_sm_mhz,
+     .store = row_sm_mhz_store,
      .json = "time.sm_mhz",
      .csv = {"sm_mhz", 31},
      .table = {"SM MHz", 9},
@@ -237,28 +328,33 @@ const khost__column khost__columns[] = {
      .format = KHOST__FORMAT_COUNT,
      .needs = KHOST__NEEDS_TIMING,
      .read = row_throttled,
+     .store = row_throttled_store,
      .json = "time.throttled",
      .csv = {"throttled", 32}},
     {.name = "sm_mhz_min",
      .format = KHOST__FORMAT_MHZ,
      .needs = KHOST__NEEDS_TIMING,
      .read = row_sm_mhz_min,
+     .store = row_sm_mhz_min_store,
      .json = "time.sm_mhz_min",
      .csv = {"sm_mhz_min", 33}},
     {.name = "flops",
      .format = KHOST__FORMAT_NUMBER,
      .read = row_flops,
+     .store = row_flops_store,
      .json = "flops",
      .csv = {"flops", 23}},
     {.name = "bytes",
      .format = KHOST__FORMAT_NUMBER,
      .read = row_bytes,
+     .store = row_bytes_store,
      .json = "bytes",
      .csv = {"bytes", 24}},
     {.name = "gbps",
      .format = KHOST__FORMAT_RATE,
      .needs = KHOST__NEEDS_TIMING,
      .read = row_gbps,
+     .store = row_gbps_store,
      .json = "gbps",
      .csv = {"gbps", 25},
      .table = {"GB/s", 10}},
@@ -266,12 +362,14 @@ const khost__column khost__columns[] = {
      .format = KHOST__FORMAT_RATE,
      .needs = KHOST__NEEDS_TIMING,
      .read = row_tflops,
+     .store = row_tflops_store,
      .json = "tflops",
      .csv = {"tflops", 26},
      .table = {"TFLOP/s", 11}},
     {.name = "peak_fraction",
      .format = KHOST__FORMAT_FRACTION,
      .read = row_peak_fraction,
+     .store = row_peak_fraction_store,
      .json = "peak_fraction",
      .csv = {"peak_fraction", 27},
      .table = {"%peak", 12},
@@ -279,14 +377,21 @@ const khost__column khost__columns[] = {
     {.name = "speedup",
      .format = KHOST__FORMAT_RATIO,
      .read = row_speedup,
+     .store = row_speedup_store,
      .json = "speedup",
      .csv = {"speedup", 28},
      .table = {"speedup", 13}},
     {.name = "is_baseline",
      .format = KHOST__FORMAT_FLAG,
      .read = row_is_baseline,
+     .store = row_is_baseline_store,
      .json = "is_baseline",
      .csv = {"is_baseline", 29}},
+    {.name = "case_index",
+     .format = KHOST__FORMAT_COUNT,
+     .read = row_case_index,
+     .store = row_case_index_store,
+     .json = "case_index"},
 };
 const int khost__ncolumns = (int)(sizeof khost__columns / sizeof khost__columns[0]);
 _Static_assert(sizeof khost__columns / sizeof khost__columns[0] <= KHOST__MAX_COLUMNS,

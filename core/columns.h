@@ -66,6 +66,8 @@ typedef struct khost__column {
   khost__format format;
   khost__needs needs;
   int (*read)(const khost__row *row, khost__value *v); /* 0 when the row has no value */
+  /* Puts v (borrowed; NULL: no value) into row: read's inverse, for a report read back (report_row.h). */
+  void (*store)(khost__row *row, const khost__value *v);
   const char *json;   /* path in a row's object, "time.median_s"; NULL: not in the JSON */
   khost__place csv;   /* CSV places only grow: a reader that counts fields keeps working */
   khost__place table; /* the terminal table, which shows a few columns */

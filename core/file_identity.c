@@ -41,3 +41,19 @@ int khost__same_file(const char *a, const char *b)
   free(y.name);
   return same;
 }
+
+int khost__outputs_distinct(const khost__output_flag *outputs, int n, const char *const *inputs, int ninputs,
+                            khost__err *err)
+{
+  for (int i = 0; i < n; i++) {
+    for (int k = 0; outputs[i].path && k < ninputs; k++)
+      if (khost__same_file(outputs[i].path, inputs[k]))
+        return khost__errorf(err, KHOST__E_CONFIG, "%s names the report it reads, '%s'", outputs[i].flag,
+                             outputs[i].path);
+    for (int j = i + 1; outputs[i].path && j < n; j++)
+      if (outputs[j].path && khost__same_file(outputs[i].path, outputs[j].path))
+        return khost__errorf(err, KHOST__E_CONFIG, "%s and %s name the same file '%s'", outputs[i].flag,
+                             outputs[j].flag, outputs[i].path);
+  }
+  return KHOST__OK;
+}

@@ -118,17 +118,27 @@ static json_t *count(json_int_t v)
   return v > 0 ? json_integer(v) : json_null();
 }
 
+/* The shard a run was, null when it ran the whole selection. */
+static json_t *shard_json(const khost__run_info *i)
+{
+  if (i->shard_count == 0) return json_null();
+  return json_pack("{s:i, s:i, s:i, s:i}", "index", i->shard_index, "count", i->shard_count, "cases",
+                   i->shard_cases, "selected_cases", i->selected_cases);
+}
+
 static json_t *run_json(const khost__run_info *i)
 {
   /* The CUDA versions as the runtime gives them: 1000 * major + 10 * minor. */
-  return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
-                   "khost_version", TEXT(i->khost_version), "host", TEXT(i->host), "cpu", TEXT(i->cpu),
-                   "ncpus", count(i->ncpus), "device", TEXT(i->device), "sm_count", count(i->sm_count),
-                   "l2_bytes", count((json_int_t)i->l2_bytes), "sm_clock_mhz", count(i->sm_clock_mhz),
-                   "mem_clock_mhz", count(i->mem_clock_mhz), "peak_gbps", measured(i->peak_gbps, 1),
-                   "empty_call_s", measured(i->empty_call_s, 1), "cuda_driver_version", count(i->cuda_driver),
-                   "cuda_runtime_version", count(i->cuda_runtime), "suite", TEXT(i->suite), "command",
-                   TEXT(i->command), "date", TEXT(i->date));
+  return json_pack(
+      "{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
+      "s:o}",
+      "khost_version", TEXT(i->khost_version), "host", TEXT(i->host), "cpu", TEXT(i->cpu), "ncpus",
+      count(i->ncpus), "device", TEXT(i->device), "sm_count", count(i->sm_count), "l2_bytes",
+      count((json_int_t)i->l2_bytes), "sm_clock_mhz", count(i->sm_clock_mhz), "mem_clock_mhz",
+      count(i->mem_clock_mhz), "peak_gbps", measured(i->peak_gbps, 1), "empty_call_s",
+      measured(i->empty_call_s, 1), "cuda_driver_version", count(i->cuda_driver), "cuda_runtime_version",
+      count(i->cuda_runtime), "suite", TEXT(i->suite), "command", TEXT(i->command), "date", TEXT(i->date),
+      "baseline", TEXT(i->baseline), "shard", shard_json(i), "merged_shards", count(i->merged_shards));
 }
 
 static json_t *backend_json(const khost__backend_summary *b)

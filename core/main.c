@@ -9,32 +9,17 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "csv.h"
 #include "discover.h"
 #include "dump.h"
 #include "exit_status.h"
-#include "json.h"
-#include "junit.h"
 #include "progress.h"
+#include "run_reports.h"
 #include "runner.h"
+#include "shard.h"
 #include "standard_fds.h"
 #include "start_folder.h"
 #include "subcommand.h"
-#include "table.h"
 #include "text.h"
-
-/* Everything one run reports into; rows accumulate for the closing table. */
-typedef struct reports {
-  khost__run_info info;
-  khost__json_writer *json; /* NULL also once it could not be written */
-  khost__csv_writer *csv;   /* likewise */
-  khost__junit_writer *junit;
-  int quiet; /* --quiet: no line per finished case */
-  khost__row *rows;
-  int nrows;
-  int undumped;       /* rows whose --dump files are incomplete */
-  int failed_reports; /* reports that could not be written in full */
-} reports;
 
 static void read_cpu_model(char *buf, size_t n)
 {
@@ -51,7 +36,8 @@ static void read_cpu_model(char *buf, size_t n)
   if (f) fclose(f);
 }
 
-static void describe_run(khost__run_info *info, const khost__options *o, const char *suite_path)
+static void describe_run(khost__run_info *info, const khost__options *o, const char *suite_path,
+                         const khost__suite *selected)
 {
   memset(info, 0, sizeof *info);
   snprintf(info->khost_version, sizeof info->khost_version, "%s", KHOST_VERSION);
@@ -62,6 +48,10 @@ static void describe_run(khost__run_info *info, const khost__options *o, const c
   snprintf(info->command, sizeof info->command, "%s", o->command_line);
   time_t now = time(NULL);
   strftime(info->date, sizeof info->date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+  snprintf(info->baseline, sizeof info->baseline, "%s", o->baseline ? o->baseline : o->reference);
+  info->selected_cases = selected->ncases;
+  info->shard_index = o->shard.index;
+  info->shard_count = o->shard.count;
   khost__text_clean_run_info(info);
 }
 
@@ -79,110 +69,12 @@ static void describe_device(khost__run_info *info, const khost__device_info *d)
   khost__text_clean_run_info(info);
 }
 
-/* A report that could not be written stays as last written; the run goes on
- * without it, for the table and the other report, and exits 1. */
-static void drop_report(reports *r, const khost__err *err)
-{
-  khost__progress_say("%s; the run goes on without this report", err->msg);
-  r->failed_reports++;
-}
-
-static void write_json(reports *r, const khost__row *rows, int n, int info_changed)
-{
-  khost__err err;
-  int rc = info_changed ? khost__json_set_info(r->json, &r->info, &err) : KHOST__OK;
-  for (int i = 0; i < n && rc == KHOST__OK; i++) rc = khost__json_append(r->json, &rows[i], &err);
-  if (rc == KHOST__OK) return;
-  drop_report(r, &err);
-  khost__json_free(r->json);
-  r->json = NULL;
-}
-
-static void write_csv(reports *r, const khost__row *rows, int n)
-{
-  khost__err err;
-  int rc = KHOST__OK;
-  for (int i = 0; i < n && rc == KHOST__OK; i++) rc = khost__csv_append(r->csv, &rows[i], &err);
-  if (rc == KHOST__OK) return;
-  drop_report(r, &err);
-  khost__csv_free(r->csv);
-  r->csv = NULL;
-}
-
-/* Keeps a copy of the case's rows, with their text made safe for every report once. */
-static int keep_rows(reports *r, const khost__row *rows, int n, khost__err *err)
-{
-  khost__row *grown = realloc(r->rows, (size_t)(r->nrows + n) * sizeof *grown);
-  if (!grown) return khost__errorf(err, KHOST__E_NOMEM, "out of memory keeping results");
-  r->rows = grown;
-  memcpy(r->rows + r->nrows, rows, (size_t)n * sizeof *rows);
-  for (int i = r->nrows; i < r->nrows + n; i++) {
-    khost__text_clean_row(&r->rows[i]);
-    r->undumped += r->rows[i].measured.dump_incomplete;
-  }
-  r->nrows += n;
-  return KHOST__OK;
-}
-
 static int case_done(void *ctx, const khost__row *rows, int n, const khost__device_info *device,
                      khost__err *err)
 {
-  reports *r = ctx;
-  int rc = KHOST__OK;
+  khost__run_reports *r = ctx;
   if (device) describe_device(&r->info, device);
-  /* With no row there is nothing to keep, and realloc(p, 0) would free p. */
-  if (n > 0 && (rc = keep_rows(r, rows, n, err)) != KHOST__OK) return rc;
-  const khost__row *kept = n > 0 ? r->rows + r->nrows - n : NULL;
-  if (r->json) write_json(r, kept, n, device != NULL);
-  if (r->csv) write_csv(r, kept, n);
-  if (n > 0 && !r->quiet) khost__progress_say("%s done", kept[0].id.case_name);
-  return KHOST__OK;
-}
-
-static int open_reports(reports *r, const khost__options *o, khost__err *err)
-{
-  int rc = KHOST__OK;
-  if (o->json) rc = khost__json_open(o->json, &r->info, o->report_mode, &r->json, err);
-  if (rc == KHOST__OK && o->csv) rc = khost__csv_open(o->csv, o->report_mode, &r->csv, err);
-  if (rc == KHOST__OK && o->junit) rc = khost__junit_open(o->junit, &r->info, o->report_mode, &r->junit, err);
-  /* Before any case runs, a report path that cannot be written is a bad flag
-   * value (exit 2), as an unusable --dump folder is; later write failures stay
-   * I/O errors. */
-  return rc == KHOST__E_IO ? KHOST__E_CONFIG : rc;
-}
-
-/* rc, or the first failure after it (a report not written in full: KHOST__E_IO) with its message. */
-static int first_failure(int rc, int next, const khost__err *next_err, khost__err *err)
-{
-  if (rc != KHOST__OK || next == KHOST__OK) return rc;
-  *err = *next_err;
-  return KHOST__E_IO;
-}
-
-static int close_reports(reports *r, const khost__options *o, int finished, khost__err *err)
-{
-  int rc = KHOST__OK;
-  /* Rows already finished are printed even when the run stopped early (a
-   * worker that could not be started): they cost GPU time. */
-  if (finished || r->nrows > 0)
-    rc = khost__table_print(khost__standard_output(), &r->info, r->rows, r->nrows,
-                            o->baseline ? o->baseline : o->reference, err);
-  if (!finished && r->nrows > 0)
-    fprintf(stderr, "khost: the run stopped early; the table above has the %d rows finished before\n",
-            r->nrows);
-  /* The reports are closed even when the table could not be printed (stdout a
-   * closed pipe): they hold the same rows. */
-  khost__err end_err;
-  if (r->json) rc = first_failure(rc, khost__json_end(r->json, finished, &end_err), &end_err, err);
-  khost__json_free(r->json);
-  if (r->csv) rc = first_failure(rc, khost__csv_end(r->csv, finished, &end_err), &end_err, err);
-  khost__csv_free(r->csv);
-  if (r->junit)
-    rc = first_failure(rc, khost__junit_end(r->junit, &r->info, r->rows, r->nrows, finished, &end_err),
-                       &end_err, err);
-  khost__junit_free(r->junit);
-  free(r->rows);
-  return rc;
+  return khost__run_reports_add(r, rows, n, device != NULL, err);
 }
 
 static void warn_failures(const khost__registry *reg)
@@ -197,32 +89,29 @@ static int run(const khost__options *o, const khost__registry *reg, khost__err *
 {
   char path[4096];
   khost__suite suite = {0};
-  reports r = {0};
+  khost__run_reports r = {0};
   int failed = 0;
   int rc = khost__suite_find(o->suite, path, sizeof path, err);
   if (rc == KHOST__OK) rc = khost__suite_load(path, &suite, err);
   if (rc == KHOST__OK) rc = khost__suite_filter(&suite, o->ops, o->cases, err);
+  /* The whole selection is checked, so that every shard accepts or refuses alike. */
   if (rc == KHOST__OK) rc = khost__runner_validate(o, reg, &suite, err);
   if (rc == KHOST__OK) rc = khost__dump_prepare(o, err);
   if (rc != KHOST__OK) goto out;
-  describe_run(&r.info, o, path);
+  describe_run(&r.info, o, path, &suite);
+  khost__shard_select(&suite, &o->shard);
+  r.info.shard_cases = suite.ncases;
   r.quiet = o->quiet;
-  if ((rc = open_reports(&r, o, err)) != KHOST__OK) goto out_reports;
+  if ((rc = khost__run_reports_open(&r, o, err)) != KHOST__OK) goto out_reports;
   khost__progress_start(khost__progress_wanted(STDERR_FILENO, o->quiet) ? STDERR_FILENO : -1, suite.ncases);
   rc = khost__run_suite(o, reg, &suite, case_done, &r, &failed, err);
   /* Before the table, which goes to the same terminal. */
   khost__progress_end();
 out_reports:;
   khost__err close_err;
-  int closed = close_reports(&r, o, rc == KHOST__OK, &close_err);
+  int closed = khost__run_reports_close(&r, r.info.baseline, rc == KHOST__OK, &close_err);
   if (rc == KHOST__OK && closed != KHOST__OK) *err = close_err, rc = closed;
-  if (rc == KHOST__OK && r.undumped)
-    fprintf(stderr, "khost: --dump: %d row(s) lack some of their files (see the messages above)\n",
-            r.undumped);
-  if (rc == KHOST__OK && r.failed_reports)
-    fprintf(stderr, "khost: %d report(s) could not be written in full (see the messages above)\n",
-            r.failed_reports);
-  failed |= r.undumped > 0 || r.failed_reports > 0;
+  if (rc == KHOST__OK) failed |= khost__run_reports_failed(&r);
 out:
   khost__suite_free(&suite);
   if (rc != KHOST__OK) return rc == KHOST__E_CONFIG ? KHOST__EXIT_USAGE : KHOST__EXIT_FAILED;

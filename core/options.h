@@ -5,6 +5,8 @@
 
 #include <sys/types.h>
 
+#include "shard.h"
+
 #define KHOST__MAX_PATHS 32
 
 typedef struct khost__options {
@@ -26,6 +28,7 @@ typedef struct khost__options {
   int no_isolate;         /* run in-process (debugging) */
   int no_blocking_kernel; /* time without holding the stream (for profilers) */
   int device;             /* CUDA ordinal */
+  khost__shard shard;     /* --shard: the part of the selected cases this process runs (count 0: all) */
   int threads;            /* CPU kernels' threads */
   int min_samples;
   int trials; /* --trials: checks on fresh inputs after timing, each from its own seed (1) */

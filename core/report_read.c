@@ -2,12 +2,14 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "columns.h"
+#include "report.h"
 #include "result.h"
 #include "start_folder.h"
 
@@ -22,27 +24,37 @@ static const char *const type_names[] = {"a string",      "an integer", "a numbe
 typedef struct key_rule {
   const char *path;
   type type;
+  size_t offset, size; /* the khost__run_info field it is read back into; size 0: none */
 } key_rule;
 
-/* The run keys a reader shows. `peak_tflops`, a compute peak, may also be an
- * object of peaks (checked apart). */
+#define INFO(field) offsetof(khost__run_info, field), sizeof(((khost__run_info *)0)->field)
+
+/* The run keys a reader shows, each with its field. `peak_tflops`, a compute
+ * peak, may also be an object of peaks (checked apart) and has none. */
 static const key_rule run_keys[] = {
-    {"khost_version", TYPE_TEXT},
-    {"host", TYPE_TEXT},
-    {"cpu", TYPE_TEXT},
-    {"ncpus", TYPE_INTEGER},
-    {"device", TYPE_TEXT},
-    {"sm_count", TYPE_INTEGER},
-    {"l2_bytes", TYPE_INTEGER},
-    {"sm_clock_mhz", TYPE_INTEGER},
-    {"mem_clock_mhz", TYPE_INTEGER},
-    {"peak_gbps", TYPE_NUMBER},
-    {"empty_call_s", TYPE_NUMBER},
-    {"cuda_driver_version", TYPE_INTEGER},
-    {"cuda_runtime_version", TYPE_INTEGER},
-    {"suite", TYPE_TEXT},
-    {"command", TYPE_TEXT},
-    {"date", TYPE_TEXT},
+    {"khost_version", TYPE_TEXT, INFO(khost_version)},
+    {"host", TYPE_TEXT, INFO(host)},
+    {"cpu", TYPE_TEXT, INFO(cpu)},
+    {"ncpus", TYPE_INTEGER, INFO(ncpus)},
+    {"device", TYPE_TEXT, INFO(device)},
+    {"sm_count", TYPE_INTEGER, INFO(sm_count)},
+    {"l2_bytes", TYPE_INTEGER, INFO(l2_bytes)},
+    {"sm_clock_mhz", TYPE_INTEGER, INFO(sm_clock_mhz)},
+    {"mem_clock_mhz", TYPE_INTEGER, INFO(mem_clock_mhz)},
+    {"peak_gbps", TYPE_NUMBER, INFO(peak_gbps)},
+    {"empty_call_s", TYPE_NUMBER, INFO(empty_call_s)},
+    {"cuda_driver_version", TYPE_INTEGER, INFO(cuda_driver)},
+    {"cuda_runtime_version", TYPE_INTEGER, INFO(cuda_runtime)},
+    {"suite", TYPE_TEXT, INFO(suite)},
+    {"command", TYPE_TEXT, INFO(command)},
+    {"date", TYPE_TEXT, INFO(date)},
+    {"baseline", TYPE_TEXT, INFO(baseline)},
+    {"shard", TYPE_OBJECT, 0, 0},
+    {"shard.index", TYPE_INTEGER, INFO(shard_index)},
+    {"shard.count", TYPE_INTEGER, INFO(shard_count)},
+    {"shard.cases", TYPE_INTEGER, INFO(shard_cases)},
+    {"shard.selected_cases", TYPE_INTEGER, INFO(selected_cases)},
+    {"merged_shards", TYPE_INTEGER, INFO(merged_shards)},
 };
 
 /* A row's identity: without these a row cannot be told apart or shown. */
@@ -230,4 +242,26 @@ void khost__report_free(khost__report_doc *doc)
 json_t *khost__report_row(const khost__report_doc *doc, size_t i)
 {
   return json_array_get(doc->rows, i);
+}
+
+/* An integer key into a field of int or size_t; a value out of the field's range is left out (0, unknown). */
+static void read_integer(const json_t *v, void *field, size_t size)
+{
+  json_int_t x = json_integer_value(v);
+  if (size == sizeof(int) && x >= 0 && x <= INT_MAX) *(int *)field = (int)x;
+  if (size == sizeof(size_t) && x >= 0) *(size_t *)field = (size_t)x;
+}
+
+void khost__report_run_info(const khost__report_doc *doc, khost__run_info *info)
+{
+  memset(info, 0, sizeof *info);
+  for (size_t k = 0; k < sizeof run_keys / sizeof *run_keys; k++) {
+    const key_rule *key = &run_keys[k];
+    json_t *v = khost__report_value(doc->run, key->path);
+    char *field = (char *)info + key->offset;
+    if (!v || key->size == 0) continue;
+    if (key->type == TYPE_TEXT) snprintf(field, key->size, "%s", json_string_value(v));
+    if (key->type == TYPE_INTEGER) read_integer(v, field, key->size);
+    if (key->type == TYPE_NUMBER) *(double *)field = json_number_value(v);
+  }
 }

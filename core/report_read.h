@@ -41,4 +41,11 @@ const char *khost__report_text(const json_t *obj, const char *path);
 /* 1 and the number at path in *v when there is one (JSON null is none). */
 int khost__report_number(const json_t *obj, const char *path, double *v);
 
+struct khost__run_info;
+
+/* Fills *info (overwritten) from doc's run description: each key this khost
+ * writes into its field, texts cut to fit; an absent or null key leaves its
+ * field 0 or "", as unknown. */
+void khost__report_run_info(const khost__report_doc *doc, struct khost__run_info *info);
+
 #endif

@@ -16,6 +16,11 @@ const char *khost__row_status_name(khost__row_status s)
   return names[s];
 }
 
+int khost__row_status_fails(khost__row_status s)
+{
+  return s != KHOST__ROW_PASS && s != KHOST__ROW_SKIP;
+}
+
 void khost__measurement_settle(khost__measurement *m, khost__row_status status, const char *fmt, ...)
 {
   va_list ap;

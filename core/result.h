@@ -62,6 +62,7 @@ typedef struct khost__row_id {
   char device[8];                          /* "cpu" or "cuda" */
   double flops, bytes;                     /* the op's counts for this case */
   double atol, rtol;
+  int case_index; /* the case's place among its suite file's cases, from 0 */
 } khost__row_id;
 
 /* What the worker measured: the only part of a row that crosses the pipe. */
@@ -93,6 +94,9 @@ typedef struct khost__row {
 } khost__row;
 
 const char *khost__row_status_name(khost__row_status s); /* "PASS", ... */
+
+/* 1 for a status that fails the run (exit status 1): all but PASS and SKIP. */
+int khost__row_status_fails(khost__row_status s);
 
 /* Settles a measurement: its status, and its message from fmt (truncated to the
  * message's size). The worker's phases and the parent's blame both settle rows

@@ -168,6 +168,7 @@ static void describe_row(const case_run *r, int s)
            r->slots[s].device_type == KHOST_DEVICE_CUDA ? "cuda" : "cpu");
   id->atol = c->atol;
   id->rtol = c->rtol;
+  id->case_index = c->index;
   id->flops = c->op->flops(c);
   id->bytes = c->op->bytes(c);
 }
@@ -468,11 +469,6 @@ static void derive(case_run *r, double peak, int gpu)
   }
 }
 
-static int is_failure(khost__row_status s)
-{
-  return s != KHOST__ROW_PASS && s != KHOST__ROW_SKIP;
-}
-
 int khost__run_suite(const khost__options *o, const khost__registry *reg, const khost__suite *suite,
                      khost__case_done_fn done, void *ctx, int *failed, khost__err *err)
 {
@@ -501,7 +497,7 @@ int khost__run_suite(const khost__options *o, const khost__registry *reg, const 
       device_info.peak_gbps = known.peak_gbps;
       device_info.empty_call_s = known.empty_call_s;
       derive(&r, known.peak_gbps, have_device);
-      for (int s = 0; s < r.nslots; s++) *failed |= is_failure(r.rows[s].measured.status);
+      for (int s = 0; s < r.nslots; s++) *failed |= khost__row_status_fails(r.rows[s].measured.status);
       khost__progress_case_done();
       rc = done(ctx, r.rows, r.nslots, have_device ? &device_info : NULL, err);
     }

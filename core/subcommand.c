@@ -11,17 +11,19 @@
 #include "exit_status.h"
 #include "file_identity.h"
 #include "html_report.h"
+#include "merge.h"
 #include "report_file.h"
 
-enum { OPT_OUTPUT = 'o', OPT_MIN_US = 256, OPT_TOLERANCE, OPT_HELP };
+enum { OPT_OUTPUT = 'o', OPT_MIN_US = 256, OPT_TOLERANCE, OPT_HELP, OPT_JSON, OPT_CSV, OPT_JUNIT };
 
 /* What a subcommand's command line asked for. */
 typedef struct args {
-  const char *name; /* "compare" or "report" */
-  const char *files[2];
+  const char *name;         /* "compare", "report" or "merge" */
+  const char *const *files; /* in argv */
   int nfiles;
   const char *output; /* -o; report only */
   khost__compare_options compare;
+  khost__options reports; /* merge: --json, --csv, --junit and the new files' mode */
   int help;
 } args;
 
@@ -43,10 +45,22 @@ static const char report_usage[] =
     "Exit status: 0 written, 1 the page could not be written, 2 usage error or a report that cannot be "
     "read.\n";
 
+static const char merge_usage[] =
+    "usage: khost merge SHARD.json ... [--json FILE] [--csv FILE] [--junit FILE]\n"
+    "Merges the JSON reports of a run's shards (--shard I/N) into the one table, summary and exit status\n"
+    "of the whole run, in suite order. Refuses reports of different khost versions, suites or selections;\n"
+    "names each shard missing or unfinished.\n"
+    "  --json FILE, --csv FILE, --junit FILE   write the merged reports, as a run writes them\n"
+    "Exit status: 0 all passed or skipped, 1 a row failed or a shard is missing or unfinished, 2 usage\n"
+    "error or reports that cannot be read or merged.\n";
+
 static int take_flag(args *a, int id, const char *value, khost__err *err)
 {
   switch (id) {
   case OPT_OUTPUT: a->output = value; return KHOST__OK;
+  case OPT_JSON: a->reports.json = value; return KHOST__OK;
+  case OPT_CSV: a->reports.csv = value; return KHOST__OK;
+  case OPT_JUNIT: a->reports.junit = value; return KHOST__OK;
   case OPT_MIN_US: return khost__cli_parse_number("min-us", value, 0, INFINITY, &a->compare.min_us, err);
   case OPT_TOLERANCE:
     return khost__cli_parse_number("tolerance", value, 0, INFINITY, &a->compare.tolerance_pct, err);
@@ -54,23 +68,28 @@ static int take_flag(args *a, int id, const char *value, khost__err *err)
   }
 }
 
-/* The files named, and whether there are as many as the subcommand takes. */
+/* The files named (getopt_long has moved them past the flags), and whether
+ * there are as many as the subcommand takes. */
 static int take_files(args *a, int argc, char **argv, khost__err *err)
 {
-  int is_report = strcmp(a->name, "report") == 0, min = is_report ? 1 : 2, max = 2;
-  for (int i = optind; i < argc; i++) {
-    if (a->nfiles == max)
-      return khost__errorf(err, KHOST__E_CONFIG, "unexpected argument '%s' (see --help)", argv[i]);
-    a->files[a->nfiles++] = argv[i];
-  }
+  int is_report = strcmp(a->name, "report") == 0, is_merge = strcmp(a->name, "merge") == 0;
+  int min = is_report || is_merge ? 1 : 2, max = is_merge ? argc : 2;
+  a->files = (const char *const *)argv + optind;
+  a->nfiles = argc - optind;
+  if (a->nfiles > max)
+    return khost__errorf(err, KHOST__E_CONFIG, "unexpected argument '%s' (see --help)", a->files[max]);
   if (a->nfiles < min)
     return khost__errorf(err, KHOST__E_CONFIG, "needs %s (see --help)",
-                         min == 2 ? "RUN.json and BASE.json" : "RUN.json");
+                         is_merge   ? "SHARD.json"
+                         : min == 2 ? "RUN.json and BASE.json"
+                                    : "RUN.json");
   if (is_report && !a->output) return khost__errorf(err, KHOST__E_CONFIG, "needs -o FILE (see --help)");
-  for (int i = 0; i < a->nfiles && a->output; i++)
-    if (khost__same_file(a->output, a->files[i]))
-      return khost__errorf(err, KHOST__E_CONFIG, "-o names the report it reads, '%s'", a->output);
-  return KHOST__OK;
+  const khost__output_flag outputs[] = {{"-o", a->output},
+                                        {"--json", a->reports.json},
+                                        {"--csv", a->reports.csv},
+                                        {"--junit", a->reports.junit}};
+  /* An output that names a report read, or another output, would replace it. */
+  return khost__outputs_distinct(outputs, sizeof outputs / sizeof *outputs, a->files, a->nfiles, err);
 }
 
 static int parse(args *a, int argc, char **argv, khost__err *err)
@@ -80,10 +99,18 @@ static int parse(args *a, int argc, char **argv, khost__err *err)
                                                {"tolerance", 1, 0, OPT_TOLERANCE},
                                                {"help", 0, 0, OPT_HELP},
                                                {0, 0, 0, 0}};
+  static const struct option merge_flags[] = {{"json", 1, 0, OPT_JSON},
+                                              {"csv", 1, 0, OPT_CSV},
+                                              {"junit", 1, 0, OPT_JUNIT},
+                                              {"help", 0, 0, OPT_HELP},
+                                              {0, 0, 0, 0}};
   int is_report = strcmp(a->name, "report") == 0, id, rc = KHOST__OK;
   /* compare takes no -o: its table of flags starts past it. */
-  const struct option *flags = is_report ? report_flags : report_flags + 1;
+  const struct option *flags = strcmp(a->name, "merge") == 0 ? merge_flags
+                               : is_report                   ? report_flags
+                                                             : report_flags + 1;
   a->compare = (khost__compare_options){.min_us = 0, .tolerance_pct = 1.0};
+  a->reports.report_mode = khost__cli_report_mode();
   opterr = 0;
   optind = 1;
   while (rc == KHOST__OK && (id = getopt_long(argc, argv, is_report ? ":o:" : ":", flags, NULL)) != -1) {
@@ -162,9 +189,11 @@ int khost__subcommand_main(int argc, char **argv, int *status)
 {
   khost__err err = {{0}};
   args a = {0};
-  if (argc < 2 || (strcmp(argv[1], "compare") != 0 && strcmp(argv[1], "report") != 0)) return 0;
+  if (argc < 2 ||
+      (strcmp(argv[1], "compare") != 0 && strcmp(argv[1], "report") != 0 && strcmp(argv[1], "merge") != 0))
+    return 0;
   a.name = argv[1];
-  const char *usage = strcmp(a.name, "report") == 0 ? report_usage : compare_usage;
+  const char *usage = a.name[0] == 'r' ? report_usage : a.name[0] == 'm' ? merge_usage : compare_usage;
   if (parse(&a, argc - 1, argv + 1, &err) != KHOST__OK) {
     *status = KHOST__EXIT_USAGE;
   } else if (a.help) {
@@ -172,7 +201,9 @@ int khost__subcommand_main(int argc, char **argv, int *status)
     *status = KHOST__EXIT_PASS;
     return 1;
   } else {
-    *status = a.name[0] == 'c' ? compare(&a, &err) : report(&a, &err);
+    *status = a.name[0] == 'c'   ? compare(&a, &err)
+              : a.name[0] == 'r' ? report(&a, &err)
+                                 : khost__merge(a.files, a.nfiles, &a.reports, &err);
   }
   if (err.msg[0]) fprintf(stderr, "khost %s: %s\n", a.name, err.msg);
   return 1;

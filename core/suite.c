@@ -290,6 +290,7 @@ static int begin_case(parser *p, const char *name, const char *key, const char *
   khost__case_init(c, op, name);
   snprintf(c->file, sizeof c->file, "%s", p->path);
   c->line = line;
+  c->index = p->ncases;
   c->seed = khost__hash_bytes(name, strlen(name)); /* a fixed function of the name */
   p->keys[p->ncases] = KEY_OP;
   p->ncases++;

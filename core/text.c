@@ -79,4 +79,5 @@ void khost__text_clean_run_info(khost__run_info *info)
   CLEAN_LINE(info->suite);
   CLEAN_LINE(info->command);
   CLEAN_LINE(info->date);
+  CLEAN_LINE(info->baseline);
 }

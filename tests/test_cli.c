@@ -302,3 +302,18 @@ Test(cli, usage_names_every_flag)
   }
   free(text);
 }
+
+Test(cli, shard_is_read_or_refused)
+{
+  khost__options o;
+  khost__err err;
+  const char *good[] = {"khost", "--shard", "1/3"};
+  cr_assert_eq(parse(&o, &err, 3, good), KHOST__OK, "%s", err.msg);
+  cr_expect(o.shard.index == 1 && o.shard.count == 3);
+  const char *none[] = {"khost"};
+  cr_assert_eq(parse(&o, &err, 1, none), KHOST__OK);
+  cr_expect_eq(o.shard.count, 0, "no --shard: the whole selection");
+  const char *bad[] = {"khost", "--shard", "3/3"};
+  cr_expect_eq(parse(&o, &err, 3, bad), KHOST__E_CONFIG);
+  cr_expect(strstr(err.msg, "--shard needs I/N"), "%s", err.msg);
+}

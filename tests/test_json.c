@@ -237,7 +237,12 @@ Test(json, keys_come_in_their_documented_order)
   keys_of(r, keys, sizeof keys);
   cr_expect_str_eq(keys,
                    "case,op,params,backend,device,variant,status,message,atol,rtol,check,time,flops,bytes,"
-                   "gbps,tflops,peak_fraction,speedup,is_baseline");
+                   "gbps,tflops,peak_fraction,speedup,is_baseline,case_index");
+  keys_of(field(doc, "run"), keys, sizeof keys);
+  cr_expect_str_eq(
+      keys, "khost_version,host,cpu,ncpus,device,sm_count,l2_bytes,sm_clock_mhz,mem_clock_mhz,peak_gbps,"
+            "empty_call_s,cuda_driver_version,cuda_runtime_version,suite,command,date,baseline,shard,"
+            "merged_shards");
   keys_of(field(r, "check"), keys, sizeof keys);
   cr_expect_str_eq(keys, "count,mismatches,unwritten,max_abs,max_rel,mean_abs,max_mixed,first_mismatches");
   keys_of(field(r, "time"), keys, sizeof keys);

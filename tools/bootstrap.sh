@@ -10,9 +10,10 @@ NUMPY_VERSION=2.2.6
 
 # clang and libclang-rt-14-dev (libFuzzer's runtime, only recommended by clang) build tests/fuzz;
 # chromium renders khost report's pages headless in tests/report_browser.py; libopenblas-dev: the
-# reference plugin's fp8_block_gemm oracle sums its blocks with OpenBLAS's dgemm.
+# reference plugin's fp8_block_gemm oracle sums its blocks with OpenBLAS's dgemm; slurm-wlm and munge:
+# tests/slurm_cluster.sh starts a one-node Slurm cluster on localhost to run tools/slurm/'s job array.
 apt_packages=(build-essential pkg-config ninja-build libinih-dev libcriterion-dev libjansson-dev
-  python3 python3-pip python3-venv clang libclang-rt-14-dev chromium libopenblas-dev)
+  python3 python3-pip python3-venv clang libclang-rt-14-dev chromium libopenblas-dev slurm-wlm munge)
 
 missing=()
 for p in "${apt_packages[@]}"; do

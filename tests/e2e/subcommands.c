@@ -99,3 +99,53 @@ Test(subcommands, bad_input_is_refused_with_a_message)
   free(page);
   free(nowhere);
 }
+
+/* khost merge of two real shards is the unsharded run's rows; usage errors exit 2. */
+Test(subcommands, merge_of_two_shards_is_the_whole_run_and_bad_usage_exits_2)
+{
+  outcome o;
+  char *s0 = scratch_path("s0.json"), *s1 = scratch_path("s1.json"), *merged = scratch_path("m.json");
+  char *whole = scratch_path("whole.json");
+  KHOST(&o, "--op", "copy_transpose", FAST, "--quiet", "--json", whole);
+  cr_assert_eq(o.status, 0, "%s", o.err);
+  free_outcome(&o);
+  KHOST(&o, "--op", "copy_transpose", FAST, "--quiet", "--shard", "0/2", "--json", s0);
+  cr_assert_eq(o.status, 0, "%s", o.err);
+  free_outcome(&o);
+  KHOST(&o, "--op", "copy_transpose", FAST, "--quiet", "--shard", "1/2", "--json", s1);
+  cr_assert_eq(o.status, 0, "%s", o.err);
+  free_outcome(&o);
+  KHOST(&o, "merge", s1, s0, "--json", merged);
+  cr_expect_eq(o.status, 0, "%s", o.err);
+  cr_expect(strstr(o.out, "summary: "), "the run's table and summary: %s", o.out);
+  free_outcome(&o);
+  json_t *a = load_json(whole), *b = load_json(merged);
+  json_t *ra = json_object_get(a, "rows"), *rb = json_object_get(b, "rows");
+  cr_assert_eq(json_array_size(ra), json_array_size(rb));
+  for (size_t i = 0; i < json_array_size(ra); i++) {
+    json_t *x = json_array_get(ra, i), *y = json_array_get(rb, i);
+    cr_expect_str_eq(json_text(x, "case"), json_text(y, "case"));
+    cr_expect_str_eq(json_text(x, "backend"), json_text(y, "backend"));
+    cr_expect_str_eq(json_text(x, "status"), json_text(y, "status"));
+    cr_expect_str_eq(json_text(x, "message"), json_text(y, "message"));
+  }
+  json_decref(a);
+  json_decref(b);
+  KHOST(&o, "merge");
+  cr_expect_eq(o.status, 2);
+  cr_expect(strstr(o.err, "khost merge: needs SHARD.json"), "%s", o.err);
+  free_outcome(&o);
+  KHOST(&o, "merge", s0, s1, "--json", s0);
+  cr_expect_eq(o.status, 2);
+  cr_expect(strstr(o.err, "--json names the report it reads"), "%s", o.err);
+  free_outcome(&o);
+  KHOST(&o, "merge", s0);
+  cr_expect_eq(o.status, 1, "shard 1/2 is missing");
+  cr_expect(strstr(o.err, "khost merge: shard 1/2 is missing: no report of it was given"), "%s", o.err);
+  free_outcome(&o);
+  KHOST(&o, "--shard", "slurm");
+  cr_expect_eq(o.status, 2);
+  cr_expect(strstr(o.err, "khost: --shard slurm: SLURM_ARRAY_TASK_ID is not set"), "%s", o.err);
+  free_outcome(&o);
+  free(s0), free(s1), free(merged), free(whole);
+}
