@@ -145,13 +145,31 @@ static int ask_plugin(khost__call *k, size_t *workspace, khost__err *err)
     return khost__errorf(err, KHOST__E_FAIL,
                          "workspace_size() asked for %zu bytes, more than the %zu khost allows", *workspace,
                          KHOST__MAX_TENSOR_BYTES);
+  return KHOST__OK;
+}
+
+/* What the plugin says of the prepared call: describe()'s variant and
+ * call_overhead()'s seconds. */
+static int ask_about_call(khost__call *k, khost__err *err)
+{
+  const khost_input *in = &k->view.input;
   khost_describe_fn describe = khost__kernel_describe(k->kernel);
-  rc = describe ? describe(in, k->variant, sizeof k->variant) : KHOST_STATUS_OK;
+  int changed, rc = describe ? describe(in, k->variant, sizeof k->variant) : KHOST_STATUS_OK;
   if (describe && (changed = returned(k, "describe()", err)) != KHOST__OK) return changed;
   if (rc != KHOST_STATUS_OK)
     return khost__errorf(err, KHOST__E_FAIL, "describe() returned status %d: %s", rc, plugin_message(k));
   /* A plugin that filled the whole buffer may have left it unterminated. */
   k->variant[sizeof k->variant - 1] = '\0';
+  khost_call_overhead_fn overhead = khost__kernel_call_overhead(k->kernel);
+  double seconds = 0;
+  rc = overhead ? overhead(in, &seconds) : KHOST_STATUS_OK;
+  if (overhead && (changed = returned(k, "call_overhead()", err)) != KHOST__OK) return changed;
+  if (rc != KHOST_STATUS_OK)
+    return khost__errorf(err, KHOST__E_FAIL, "call_overhead() returned status %d: %s", rc, plugin_message(k));
+  if (!(seconds >= 0 && seconds < 1e3)) /* NaN fails both */
+    return khost__errorf(err, KHOST__E_FAIL, "call_overhead() gave %g s, not a time from 0 to 1000 s",
+                         seconds);
+  k->call_overhead_s = seconds;
   return KHOST__OK;
 }
 
@@ -170,7 +188,8 @@ int khost__call_prepare(khost__call *k, const khost_kernel *kernel, khost__case_
   if (device == KHOST_DEVICE_CUDA) k->view.input.stream = khost__cuda_stream();
   memcpy(&k->built, &k->view, sizeof k->built);
   size_t workspace = 0;
-  if ((rc = ask_plugin(k, &workspace, err)) != KHOST__OK) goto fail;
+  if ((rc = ask_plugin(k, &workspace, err)) != KHOST__OK || (rc = ask_about_call(k, err)) != KHOST__OK)
+    goto fail;
   if (workspace &&
       (rc = khost__buffer_alloc(&k->workspace, device, workspace, "the workspace", err)) != KHOST__OK)
     goto fail;

@@ -31,6 +31,7 @@ typedef struct khost__call {
   khost__call_view built;            /* the view as built, compared with it after each call into the plugin */
   char error[1024];                  /* the plugin's error sink */
   char variant[KHOST__VARIANT_SIZE]; /* what describe() named, else empty */
+  double call_overhead_s;            /* what call_overhead() gave, else 0 */
 } khost__call;
 
 /* Binds kernel to d: builds the input, asks supports(), the workspace size and

@@ -30,6 +30,7 @@ enum {
   OPT_GRAPH,
   OPT_NO_ISOLATE,
   OPT_DEVICE,
+  OPT_DEVICES,
   OPT_SHARD,
   OPT_THREADS,
   OPT_WARMUP,
@@ -91,6 +92,7 @@ static const flag flags[] = {
      NULL,
      "GPU: do not hold the stream while queueing timed calls (for ncu; launch gaps are then timed)"},
     {{"device", 1, 0, OPT_DEVICE}, "N", "CUDA device ordinal (0)"},
+    {{"devices", 1, 0, OPT_DEVICES}, "LIST|all", "spread the cases over these GPUs at once (0,1,3)"},
     {{"shard", 1, 0, OPT_SHARD},
      "I/N|slurm",
      "run only shard I of N (0 to N-1) of the selected cases, or the Slurm array task's"},
@@ -239,7 +241,10 @@ static int apply(int id, const char *v, khost__options *o, khost__err *err)
   case OPT_GRAPH: return parse_int("graph", v, 0, 100000, &o->graph_calls, err);
   case OPT_NO_ISOLATE: o->no_isolate = 1; break;
   case OPT_NO_BLOCKING: o->no_blocking_kernel = 1; break;
-  case OPT_DEVICE: return parse_int("device", v, 0, 1023, &o->device, err);
+  case OPT_DEVICE:
+    o->device_given = 1;
+    return parse_int("device", v, 0, KHOST__DEVICE_ORDINAL_MAX, &o->device, err);
+  case OPT_DEVICES: o->spread = 1; return khost__devices_parse(v, &o->devices, err);
   case OPT_SHARD: return khost__shard_parse(v, &o->shard, err);
   case OPT_THREADS: return parse_int("threads", v, 1, 4096, &o->threads, err);
   case OPT_WARMUP: return khost__cli_parse_number("warmup", v, 0, INFINITY, &o->warmup_s, err);
@@ -265,6 +270,12 @@ static int check_together(const khost__options *o, khost__err *err)
   if (o->warmup_s >= o->timeout_s)
     return khost__errorf(err, KHOST__E_CONFIG, "--warmup %g s must be shorter than --timeout %g s",
                          o->warmup_s, o->timeout_s);
+  if (o->device_given && o->spread)
+    return khost__errorf(err, KHOST__E_CONFIG,
+                         "--device and --devices together: give one (--devices N runs on device N alone)");
+  /* A lane is a process of khost's own: a crash in it would take its share of the run down unreported. */
+  if (o->no_isolate && o->spread)
+    return khost__errorf(err, KHOST__E_CONFIG, "--devices needs isolated workers: leave out --no-isolate");
   const khost__output_flag outputs[] = {
       {"--json", o->json}, {"--csv", o->csv}, {"--junit", o->junit}, {"--dump", o->dump}};
   const int n = sizeof outputs / sizeof outputs[0];

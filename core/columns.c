@@ -111,6 +111,7 @@ READ(row_noise, if_finite, measured.time.noise)
 READ(row_sm_mhz, if_positive, measured.time.sm_mhz)
 READ(row_throttled, count, measured.time.throttled)
 READ(row_sm_mhz_min, if_positive, measured.time.sm_mhz_min)
+READ(row_call_overhead, if_positive, measured.call_overhead_s)
 READ(row_flops, number, id.flops)
 READ(row_bytes, number, id.bytes)
 READ(row_gbps, if_positive, derived.gbps)
@@ -120,16 +121,21 @@ READ(row_speedup, if_positive, derived.speedup)
 READ(row_is_baseline, flag, derived.is_baseline)
 READ(row_case_index, count, id.case_index)
 
-/* No name is no variant (JSON null), not an empty one. */
-static int row_variant(const khost__row *r, khost__value *v)
-{
-  return text(v, r->measured.variant, sizeof r->measured.variant) && r->measured.variant[0];
-}
+/* The same for a name that may be missing: none (JSON null), not an empty one. */
+#define READ_NAME(fn, field)                                                                                 \
+  static int fn(const khost__row *r, khost__value *v)                                                        \
+  {                                                                                                          \
+    return text(v, r->field, sizeof r->field) && r->field[0];                                                \
+  }                                                                                                          \
+  static void fn##_store(khost__row *r, const khost__value *v)                                               \
+  {                                                                                                          \
+    store_text(r->field, sizeof r->field, v);                                                                \
+  }
 
-static void row_variant_store(khost__row *r, const khost__value *v)
-{
-  store_text(r->measured.variant, sizeof r->measured.variant, v);
-}
+READ_NAME(row_variant, measured.variant)
+READ_NAME(row_device_name, id.device_name)
+READ_NAME(row_device_uuid, id.device_uuid)
+READ(row_device_ordinal, count, id.device_ordinal)
 
 static int row_status(const khost__row *r, khost__value *v)
 {
@@ -182,14 +188,14 @@ const khost__column khost__columns[] = {
      .store = row_variant_store,
      .json = "variant",
      .csv = {"variant", 30},
-     .table = {"variant", 14},
+     .table = {"variant", 15},
      .show = KHOST__SHOW_IF_ANY},
     {.name = "status",
      .read = row_status,
      .store = row_status_store,
      .json = "status",
      .csv = {"status", 6},
-     .table = {"status", 3}},
+     .table = {"status", 4}},
     {.name = "message",
      .read = row_message,
      .store = row_message_store,
@@ -221,7 +227,7 @@ const khost__column khost__columns[] = {
      .store = row_mismatches_store,
      .json = "check.mismatches",
      .csv = {"mismatches", 11},
-     .table = {"mismatches", 6}},
+     .table = {"mismatches", 7}},
     {.name = "unwritten",
      .format = KHOST__FORMAT_COUNT,
      .needs = KHOST__NEEDS_CHECK,
@@ -236,7 +242,7 @@ const khost__column khost__columns[] = {
      .store = row_max_abs_store,
      .json = "check.max_abs",
      .csv = {"max_abs", 13},
-     .table = {"max abs", 4}},
+     .table = {"max abs", 5}},
     {.name = "max_rel",
      .format = KHOST__FORMAT_ERROR,
      .needs = KHOST__NEEDS_CHECK,
@@ -244,7 +250,7 @@ const khost__column khost__columns[] = {
      .store = row_max_rel_store,
      .json = "check.max_rel",
      .csv = {"max_rel", 14},
-     .table = {"max rel", 5}},
+     .table = {"max rel", 6}},
     {.name = "mean_abs",
      .format = KHOST__FORMAT_ERROR,
      .needs = KHOST__NEEDS_CHECK,
@@ -278,7 +284,7 @@ const khost__column khost__columns[] = {
      .store = row_median_store,
      .json = "time.median_s",
      .csv = {"median_s", 17},
-     .table = {"time", 7}},
+     .table = {"time", 8}},
     {.name = "mean_s",
      .format = KHOST__FORMAT_SECONDS,
      .needs = KHOST__NEEDS_TIMING,
@@ -314,7 +320,7 @@ const khost__column khost__columns[] = {
      .store = row_noise_store,
      .json = "time.noise_pct",
      .csv = {"noise_pct", 22},
-     .table = {"noise", 8}},
+     .table = {"noise", 9}},
     {.name = "sm_mhz",
      .format = KHOST__FORMAT_MHZ,
      .needs = KHOST__NEEDS_TIMING,
@@ -322,7 +328,7 @@ const khost__column khost__columns[] = {
      .store = row_sm_mhz_store,
      .json = "time.sm_mhz",
      .csv = {"sm_mhz", 31},
-     .table = {"SM MHz", 9},
+     .table = {"SM MHz", 10},
      .show = KHOST__SHOW_IF_ANY},
     {.name = "throttled",
      .format = KHOST__FORMAT_COUNT,
@@ -338,6 +344,12 @@ const khost__column khost__columns[] = {
      .store = row_sm_mhz_min_store,
      .json = "time.sm_mhz_min",
      .csv = {"sm_mhz_min", 33}},
+    /* The table notes it under the row (table.c); not in the CSV, whose last column stays `finished`. */
+    {.name = "call_overhead_s",
+     .format = KHOST__FORMAT_SECONDS,
+     .read = row_call_overhead,
+     .store = row_call_overhead_store,
+     .json = "time.call_overhead_s"},
     {.name = "flops",
      .format = KHOST__FORMAT_NUMBER,
      .read = row_flops,
@@ -357,7 +369,7 @@ const khost__column khost__columns[] = {
      .store = row_gbps_store,
      .json = "gbps",
      .csv = {"gbps", 25},
-     .table = {"GB/s", 10}},
+     .table = {"GB/s", 11}},
     {.name = "tflops",
      .format = KHOST__FORMAT_RATE,
      .needs = KHOST__NEEDS_TIMING,
@@ -365,14 +377,14 @@ const khost__column khost__columns[] = {
      .store = row_tflops_store,
      .json = "tflops",
      .csv = {"tflops", 26},
-     .table = {"TFLOP/s", 11}},
+     .table = {"TFLOP/s", 12}},
     {.name = "peak_fraction",
      .format = KHOST__FORMAT_FRACTION,
      .read = row_peak_fraction,
      .store = row_peak_fraction_store,
      .json = "peak_fraction",
      .csv = {"peak_fraction", 27},
-     .table = {"%peak", 12},
+     .table = {"%peak", 13},
      .show = KHOST__SHOW_IF_PEAK},
     {.name = "speedup",
      .format = KHOST__FORMAT_RATIO,
@@ -380,7 +392,7 @@ const khost__column khost__columns[] = {
      .store = row_speedup_store,
      .json = "speedup",
      .csv = {"speedup", 28},
-     .table = {"speedup", 13}},
+     .table = {"speedup", 14}},
     {.name = "is_baseline",
      .format = KHOST__FORMAT_FLAG,
      .read = row_is_baseline,
@@ -392,6 +404,26 @@ const khost__column khost__columns[] = {
      .read = row_case_index,
      .store = row_case_index_store,
      .json = "case_index"},
+    /* Which device ran the case (--devices spreads cases over several): the
+     * ordinal always, the GPU's name and UUID on a cuda row whose GPU came up. */
+    {.name = "device_ordinal",
+     .format = KHOST__FORMAT_COUNT,
+     .read = row_device_ordinal,
+     .store = row_device_ordinal_store,
+     .json = "device_ordinal",
+     .csv = {"device_ordinal", 35},
+     .table = {"ordinal", 3},
+     .show = KHOST__SHOW_IF_DEVICES},
+    {.name = "device_name",
+     .read = row_device_name,
+     .store = row_device_name_store,
+     .json = "device_name",
+     .csv = {"device_name", 36}},
+    {.name = "device_uuid",
+     .read = row_device_uuid,
+     .store = row_device_uuid_store,
+     .json = "device_uuid",
+     .csv = {"device_uuid", 37}},
 };
 const int khost__ncolumns = (int)(sizeof khost__columns / sizeof khost__columns[0]);
 _Static_assert(sizeof khost__columns / sizeof khost__columns[0] <= KHOST__MAX_COLUMNS,

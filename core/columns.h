@@ -40,8 +40,9 @@ typedef enum {
 /* When the table shows a column. */
 typedef enum {
   KHOST__SHOW_ALWAYS,
-  KHOST__SHOW_IF_ANY,  /* when a row has a value */
-  KHOST__SHOW_IF_PEAK, /* when the run measured the copy peak, or a row has a value */
+  KHOST__SHOW_IF_ANY,     /* when a row has a value */
+  KHOST__SHOW_IF_PEAK,    /* when the run measured the copy peak, or a row has a value */
+  KHOST__SHOW_IF_DEVICES, /* when the run spread its cases over more than one device (--devices) */
 } khost__show;
 
 /* A column's value in one row. Which member holds it follows the column's format. */

@@ -79,6 +79,26 @@ static int cuda_status(cudaError_t e, const char *expr, const char *file, int li
 /* Every runtime call goes through this, so a failure names its place and call. */
 #define CUDA_CALL(err, expr) cuda_status((expr), #expr, __FILE__, __LINE__, (err))
 
+int khost__cuda_device_count(char *why, size_t n)
+{
+  int count = 0;
+  cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess) {
+    snprintf(why, n, "no CUDA device: %s: %s", cudaGetErrorName(e), cudaGetErrorString(e));
+    return 0;
+  }
+  if (count == 0) snprintf(why, n, "no CUDA device");
+  return count;
+}
+
+/* The form nvidia-smi -L and CUDA_VISIBLE_DEVICES use: GPU-8-4-4-4-12 hex digits. */
+static void format_uuid(const cudaUUID_t *u, char *out, size_t n)
+{
+  const unsigned char *b = (const unsigned char *)u->bytes;
+  snprintf(out, n, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
+           b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+}
+
 int khost__cuda_available(int ordinal, char *why, size_t n)
 {
   int count = 0;
@@ -128,6 +148,7 @@ static int read_info(int ordinal, khost__device_info *info, khost__err *err)
   info->mem_clock_mhz /= 1000;
   info->l2_bytes = (size_t)l2;
   info->global_mem_bytes = prop.totalGlobalMem;
+  format_uuid(&prop.uuid, info->uuid, sizeof info->uuid);
   return KHOST__OK;
 }
 

@@ -29,11 +29,17 @@ typedef struct khost__device_info {
   double peak_gbps; /* measured device-to-device copy, bytes read + written; 0 until measured */
   int driver_version, runtime_version; /* CUDA versions, 1000 * major + 10 * minor (13000 is 13.0) */
   double empty_call_s; /* khost__cuda_measure_empty_call in the run's timing mode; 0 when not measured */
+  char uuid[48];       /* "GPU-" and the 16 bytes of cudaDeviceProp.uuid, as nvidia-smi -L prints it */
 } khost__device_info;
 
 /* 1 when device `ordinal` exists and can be used; else 0 with the reason in why
  * ("no CUDA device: cudaErrorNoDevice ...", "built without CUDA"). */
 int khost__cuda_available(int ordinal, char *why, size_t n);
+
+/* How many CUDA devices are visible (cudaGetDeviceCount), 0 with the reason in
+ * why when none is (no driver, no device, built without CUDA). Initialises the
+ * CUDA runtime: call it in a child process only, never in khost's parent. */
+int khost__cuda_device_count(char *why, size_t n);
 
 /* Selects the device, creates the stream, the L2 flush buffer (>= 2x L2) and the
  * launch-blocking machinery; fills info (without peak_gbps). */

@@ -13,6 +13,12 @@ static int unsupported(khost__err *err)
   return khost__errorf(err, KHOST__E_CUDA, WHY);
 }
 
+int khost__cuda_device_count(char *why, size_t n)
+{
+  snprintf(why, n, WHY);
+  return 0;
+}
+
 int khost__cuda_available(int ordinal, char *why, size_t n)
 {
   snprintf(why, n, WHY);

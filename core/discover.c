@@ -94,5 +94,5 @@ void khost__discover_list(FILE *out, const khost__registry *reg)
   fprintf(out, "load failures (%d):\n", reg->nfailures);
   for (int i = 0; i < reg->nfailures; i++)
     fprintf(out, "  %s\n    stage %s: %s\n", reg->failures[i].path,
-            khost__load_stage_name(reg->failures[i].stage), reg->failures[i].reason);
+            khost__load_failure_stage(&reg->failures[i]), reg->failures[i].reason);
 }

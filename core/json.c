@@ -55,15 +55,21 @@ static json_t *mismatch_json(const khost__mismatch *m)
                    number(m->got), "expected", number(m->expected));
 }
 
+/* Appends item to *array; a failure (out of memory) drops the whole array, which
+ * json_pack then refuses, so that no report holds half an array. */
+static void append(json_t **array, json_t *item)
+{
+  if (json_array_append_new(*array, item) != 0) {
+    json_decref(*array);
+    *array = NULL;
+  }
+}
+
 static json_t *mismatches_json(const khost__check_stats *s)
 {
   json_t *shown = json_array();
-  for (int i = 0; shown && i < s->nshown && i < KHOST__MAX_MISMATCHES; i++) {
-    if (json_array_append_new(shown, mismatch_json(&s->shown[i])) != 0) {
-      json_decref(shown);
-      shown = NULL;
-    }
-  }
+  for (int i = 0; shown && i < s->nshown && i < KHOST__MAX_MISMATCHES; i++)
+    append(&shown, mismatch_json(&s->shown[i]));
   return shown;
 }
 
@@ -126,19 +132,44 @@ static json_t *shard_json(const khost__run_info *i)
                    i->shard_cases, "selected_cases", i->selected_cases);
 }
 
+/* A name that may be unknown: null rather than "". */
+static json_t *name_json(const char *s, size_t size)
+{
+  return s[0] ? text_field(s, size) : json_null();
+}
+
+static json_t *device_json(const khost__run_device *d)
+{
+  const khost__device_info *g = &d->gpu;
+  return json_pack("{s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "ordinal", g->ordinal, "name",
+                   name_json(d->name, sizeof d->name), "uuid", name_json(g->uuid, sizeof g->uuid), "sm_count",
+                   count(g->sm_count), "l2_bytes", count((json_int_t)g->l2_bytes), "sm_clock_mhz",
+                   count(g->sm_clock_mhz), "mem_clock_mhz", count(g->mem_clock_mhz), "peak_gbps",
+                   measured(g->peak_gbps, 1), "empty_call_s", measured(g->empty_call_s, 1));
+}
+
+static json_t *devices_json(const khost__run_info *i)
+{
+  json_t *a = json_array();
+  for (int k = 0; a && k < i->ndevices && k < KHOST__DEVICES_MAX; k++)
+    append(&a, device_json(&i->devices[k]));
+  return a;
+}
+
 static json_t *run_json(const khost__run_info *i)
 {
   /* The CUDA versions as the runtime gives them: 1000 * major + 10 * minor. */
   return json_pack(
       "{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
-      "s:o}",
+      "s:o, s:o}",
       "khost_version", TEXT(i->khost_version), "host", TEXT(i->host), "cpu", TEXT(i->cpu), "ncpus",
       count(i->ncpus), "device", TEXT(i->device), "sm_count", count(i->sm_count), "l2_bytes",
       count((json_int_t)i->l2_bytes), "sm_clock_mhz", count(i->sm_clock_mhz), "mem_clock_mhz",
       count(i->mem_clock_mhz), "peak_gbps", measured(i->peak_gbps, 1), "empty_call_s",
       measured(i->empty_call_s, 1), "cuda_driver_version", count(i->cuda_driver), "cuda_runtime_version",
       count(i->cuda_runtime), "suite", TEXT(i->suite), "command", TEXT(i->command), "date", TEXT(i->date),
-      "baseline", TEXT(i->baseline), "shard", shard_json(i), "merged_shards", count(i->merged_shards));
+      "baseline", TEXT(i->baseline), "shard", shard_json(i), "merged_shards", count(i->merged_shards),
+      "devices", devices_json(i));
 }
 
 static json_t *backend_json(const khost__backend_summary *b)
@@ -157,12 +188,7 @@ static json_t *summary_json(const khost__summary *s)
       counts = NULL;
     }
   }
-  for (int b = 0; backends && b < s->nbackends; b++) {
-    if (json_array_append_new(backends, backend_json(&s->backends[b])) != 0) {
-      json_decref(backends);
-      backends = NULL;
-    }
-  }
+  for (int b = 0; backends && b < s->nbackends; b++) append(&backends, backend_json(&s->backends[b]));
   return json_pack("{s:i, s:o, s:o, s:i}", "rows", s->nrows, "counts", counts, "backends", backends,
                    "rows_omitted", s->rows_omitted);
 }

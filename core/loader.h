@@ -20,6 +20,7 @@ typedef enum {
   KHOST__STAGE_DESCRIPTOR,  /* empty name, NULL kernel function, duplicate op, unreadable, ... */
   KHOST__STAGE_DUPLICATE,   /* another plugin already has this name */
   KHOST__STAGE_INIT,        /* init() failed or crashed (probed in a child process) */
+  KHOST__STAGE_NAMED,       /* a part of a plugin set failed at a stage the plugin names ("python") */
   KHOST__STAGE_COUNT
 } khost__load_stage;
 
@@ -36,6 +37,8 @@ typedef struct khost__load_failure {
   char path[4096];
   khost__load_stage stage;
   char reason[5120];
+  /* Under KHOST__STAGE_NAMED: the plugin's name for the stage; else "". */
+  char named_stage[32];
   /* A shadowed plugin's: the path of the plugin loaded in its place, so that the
    * latter's init failure can name it; "" in the failures. */
   char shadowed_by[4096];
@@ -57,10 +60,15 @@ typedef struct khost__registry {
 /* Name of a stage as shown to users ("dlopen", "symbol", ...). Static string. */
 const char *khost__load_stage_name(khost__load_stage stage);
 
-/* Loads one file: dlopen, the entry's descriptor, and its check in a child
- * process (descriptor.h), so that a descriptor that cannot be read fails that
- * plugin only. A plugin that fails is recorded in reg->failures and the call
- * still returns 0; only running out of memory or of processes is an error. */
+/* The stage of a failure as shown to users: the plugin's own name under
+ * KHOST__STAGE_NAMED, else khost__load_stage_name. Borrowed from f or static. */
+const char *khost__load_failure_stage(const khost__load_failure *f);
+
+/* Loads one file: dlopen, the entry's descriptor (or, from a library that
+ * exports the ABI 1.2 set entry, each descriptor of its set, and each part the
+ * set says failed), and its check in a child process (descriptor.h), so that a
+ * descriptor that cannot be read fails that plugin only. A plugin that fails is recorded in reg->failures and
+ * the call still returns 0; only running out of memory or of processes is an error. */
 int khost__registry_add_file(khost__registry *reg, const char *path, khost__err *err);
 
 /* Loads every *.so in dir and in its direct subfolders, in name order. A
@@ -98,6 +106,7 @@ const khost_kernel *khost__plugin_kernel(const khost__plugin *p, const char *op,
 khost_supports_fn khost__kernel_supports(const khost_kernel *k);
 khost_workspace_fn khost__kernel_workspace(const khost_kernel *k);
 khost_describe_fn khost__kernel_describe(const khost_kernel *k);
+khost_call_overhead_fn khost__kernel_call_overhead(const khost_kernel *k);
 
 /* Comma-separated plugin names into buf (for "unknown backend" messages). */
 void khost__registry_names(const khost__registry *reg, char *buf, size_t size);

@@ -9,9 +9,11 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "device_count.h"
 #include "discover.h"
 #include "dump.h"
 #include "exit_status.h"
+#include "lanes.h"
 #include "progress.h"
 #include "run_reports.h"
 #include "runner.h"
@@ -55,6 +57,17 @@ static void describe_run(khost__run_info *info, const khost__options *o, const c
   khost__text_clean_run_info(info);
 }
 
+/* The run's entry for device ordinal, added at the end when it has none (NULL when full). */
+static khost__run_device *device_entry(khost__run_info *info, int ordinal)
+{
+  for (int i = 0; i < info->ndevices; i++)
+    if (info->devices[i].gpu.ordinal == ordinal) return &info->devices[i];
+  if (info->ndevices == KHOST__DEVICES_MAX) return NULL;
+  info->devices[info->ndevices].gpu.ordinal = ordinal;
+  return &info->devices[info->ndevices++];
+}
+
+/* The single-device keys of the run: from the first device of the list that came up. */
 static void describe_device(khost__run_info *info, const khost__device_info *d)
 {
   snprintf(info->device, sizeof info->device, "%.100s (sm_%d%d)", d->name, d->cc_major, d->cc_minor);
@@ -66,6 +79,18 @@ static void describe_device(khost__run_info *info, const khost__device_info *d)
   info->empty_call_s = d->empty_call_s;
   info->cuda_driver = d->driver_version;
   info->cuda_runtime = d->runtime_version;
+}
+
+/* The device a case's worker reported, into the run's list of devices. */
+static void note_device(khost__run_info *info, const khost__device_info *d)
+{
+  khost__run_device *e = device_entry(info, d->ordinal);
+  if (!e) return;
+  e->gpu = *d;
+  snprintf(e->name, sizeof e->name, "%.100s (sm_%d%d)", d->name, d->cc_major, d->cc_minor);
+  int first = 0;
+  while (!info->devices[first].name[0]) first++;
+  if (&info->devices[first] == e) describe_device(info, d);
   khost__text_clean_run_info(info);
 }
 
@@ -73,19 +98,31 @@ static int case_done(void *ctx, const khost__row *rows, int n, const khost__devi
                      khost__err *err)
 {
   khost__run_reports *r = ctx;
-  if (device) describe_device(&r->info, device);
+  if (device) note_device(&r->info, device);
   return khost__run_reports_add(r, rows, n, device != NULL, err);
+}
+
+/* --devices: "all" made a list, a list checked against the visible devices, and
+ * an entry in the run's devices for each, in the list's order. */
+static int resolve_devices(khost__options *o, khost__run_info *info, khost__err *err)
+{
+  int visible = 0;
+  char why[512] = "";
+  int rc = khost__device_count(o->timeout_s, &visible, why, sizeof why, err);
+  if (rc == KHOST__OK) rc = khost__devices_resolve(&o->devices, visible, why, err);
+  for (int i = 0; rc == KHOST__OK && i < o->devices.count; i++) device_entry(info, o->devices.ordinals[i]);
+  return rc;
 }
 
 static void warn_failures(const khost__registry *reg)
 {
   for (int i = 0; i < reg->nfailures; i++)
     fprintf(stderr, "khost: plugin %s skipped (stage %s): %s\n", reg->failures[i].path,
-            khost__load_stage_name(reg->failures[i].stage), reg->failures[i].reason);
+            khost__load_failure_stage(&reg->failures[i]), reg->failures[i].reason);
 }
 
 /* Suite, checks and reports; returns the exit status. */
-static int run(const khost__options *o, const khost__registry *reg, khost__err *err)
+static int run(khost__options *o, const khost__registry *reg, khost__err *err)
 {
   char path[4096];
   khost__suite suite = {0};
@@ -99,12 +136,16 @@ static int run(const khost__options *o, const khost__registry *reg, khost__err *
   if (rc == KHOST__OK) rc = khost__dump_prepare(o, err);
   if (rc != KHOST__OK) goto out;
   describe_run(&r.info, o, path, &suite);
+  if (o->spread && (rc = resolve_devices(o, &r.info, err)) != KHOST__OK) goto out;
   khost__shard_select(&suite, &o->shard);
   r.info.shard_cases = suite.ncases;
   r.quiet = o->quiet;
   if ((rc = khost__run_reports_open(&r, o, err)) != KHOST__OK) goto out_reports;
   khost__progress_start(khost__progress_wanted(STDERR_FILENO, o->quiet) ? STDERR_FILENO : -1, suite.ncases);
-  rc = khost__run_suite(o, reg, &suite, case_done, &r, &failed, err);
+  if (o->spread)
+    rc = khost__run_lanes(o, reg, &suite, &o->devices, case_done, &r, &failed, err);
+  else
+    rc = khost__run_suite(o, reg, &suite, case_done, &r, &failed, err);
   /* Before the table, which goes to the same terminal. */
   khost__progress_end();
 out_reports:;

@@ -109,7 +109,27 @@ static int report_rows(khost__run_reports *r, const merged_row *rows, size_t n, 
   return rc;
 }
 
-/* The merged run: the lowest shard's description, as the whole selection's. */
+static int same_device(const khost__run_device *a, const khost__run_device *b)
+{
+  return a->gpu.ordinal == b->gpu.ordinal && !strcmp(a->name, b->name) && !strcmp(a->gpu.uuid, b->gpu.uuid);
+}
+
+/* Every shard's devices, in the order of the shards given, each once: shards
+ * that ran on one host's devices name them alike, shards on others add theirs. */
+static void merge_devices(khost__run_info *info, const shard_report *shards, int n)
+{
+  info->ndevices = 0;
+  for (int k = 0; k < n; k++)
+    for (int i = 0; i < shards[k].info.ndevices; i++) {
+      const khost__run_device *d = &shards[k].info.devices[i];
+      int seen = 0;
+      for (int j = 0; j < info->ndevices && !seen; j++) seen = same_device(&info->devices[j], d);
+      if (!seen && info->ndevices < KHOST__DEVICES_MAX) info->devices[info->ndevices++] = *d;
+    }
+}
+
+/* The merged run: the lowest shard's description, as the whole selection's,
+ * with the devices of all. */
 static void describe_merge(khost__run_info *info, const shard_report *shards, int n)
 {
   int lowest = 0;
@@ -118,6 +138,7 @@ static void describe_merge(khost__run_info *info, const shard_report *shards, in
   *info = shards[lowest].info;
   info->merged_shards = n;
   info->shard_count = info->shard_index = info->shard_cases = 0;
+  merge_devices(info, shards, n);
 }
 
 static int merge_reports(const shard_report *shards, int n, const khost__options *o, khost__err *err)

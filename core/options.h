@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include "devices.h"
 #include "shard.h"
 
 #define KHOST__MAX_PATHS 32
@@ -28,6 +29,9 @@ typedef struct khost__options {
   int no_isolate;         /* run in-process (debugging) */
   int no_blocking_kernel; /* time without holding the stream (for profilers) */
   int device;             /* CUDA ordinal */
+  int device_given;       /* --device was on the command line (it and --devices exclude each other) */
+  int spread;             /* --devices was given: the cases go over devices (lanes.h) */
+  khost__devices devices; /* --devices, as given ("all" resolved when the run starts) */
   khost__shard shard;     /* --shard: the part of the selected cases this process runs (count 0: all) */
   int threads;            /* CPU kernels' threads */
   int min_samples;

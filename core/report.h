@@ -6,8 +6,17 @@
 
 #include <stddef.h>
 
+#include "cuda.h"
+#include "devices.h"
 #include "error.h"
 #include "result.h"
+
+/* One device of a run, as it measured itself. Plain value; zero numbers and
+ * empty names mean unknown (a CPU lane of --devices, a GPU that did not come up). */
+typedef struct khost__run_device {
+  char name[128];         /* as khost__run_info's device: "NAME (sm_XY)" */
+  khost__device_info gpu; /* as its worker sent it: ordinal, uuid, its own peak_gbps and empty_call_s */
+} khost__run_device;
 
 /* The run and the machine it ran on. Plain value owned by the caller; empty
  * strings and zero numbers mean "unknown" and are left out of the reports. */
@@ -30,6 +39,12 @@ typedef struct khost__run_info {
   int shard_index, shard_count; /* --shard I/N; shard_count 0 when the run is not a shard */
   int shard_cases, selected_cases; /* of a shard: the cases it ran, of the selection it is a part of */
   int merged_shards;               /* khost merge: the shard reports merged; 0 for a run's own report */
+  /* Every device of the run: the GPU a plain run brought up (none without one),
+   * each entry of --devices in its order, a merge's shards' devices. The
+   * single-device fields above (device .. empty_call_s) repeat the first that
+   * came up, for readers of reports from before --devices. */
+  int ndevices;
+  khost__run_device devices[KHOST__DEVICES_MAX];
 } khost__run_info;
 
 #define KHOST__SUMMARY_MAX_BACKENDS 64

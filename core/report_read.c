@@ -57,6 +57,21 @@ static const key_rule run_keys[] = {
     {"merged_shards", TYPE_INTEGER, INFO(merged_shards)},
 };
 
+#define DEVICE(field) offsetof(khost__run_device, field), sizeof(((khost__run_device *)0)->field)
+
+/* The keys of each object of run.devices, each with its khost__run_device field. */
+static const key_rule device_keys[] = {
+    {"ordinal", TYPE_INTEGER, DEVICE(gpu.ordinal)},
+    {"name", TYPE_TEXT, DEVICE(name)},
+    {"uuid", TYPE_TEXT, DEVICE(gpu.uuid)},
+    {"sm_count", TYPE_INTEGER, DEVICE(gpu.sm_count)},
+    {"l2_bytes", TYPE_INTEGER, DEVICE(gpu.l2_bytes)},
+    {"sm_clock_mhz", TYPE_INTEGER, DEVICE(gpu.sm_clock_mhz)},
+    {"mem_clock_mhz", TYPE_INTEGER, DEVICE(gpu.mem_clock_mhz)},
+    {"peak_gbps", TYPE_NUMBER, DEVICE(gpu.peak_gbps)},
+    {"empty_call_s", TYPE_NUMBER, DEVICE(gpu.empty_call_s)},
+};
+
 /* A row's identity: without these a row cannot be told apart or shown. */
 static const char *const required_row_keys[] = {"case", "op", "backend", "device", "status"};
 
@@ -175,6 +190,24 @@ static int check_peaks(const char *file, const json_t *run, khost__err *err)
   return KHOST__OK;
 }
 
+/* run.devices, where present: objects whose keys have their types. */
+static int check_devices(const char *file, const json_t *run, khost__err *err)
+{
+  json_t *devices = khost__report_value(run, "devices");
+  int rc = check_key(file, "run", run, "devices", TYPE_ARRAY, err);
+  char where[64];
+  for (size_t i = 0; i < json_array_size(devices) && rc == KHOST__OK; i++) {
+    json_t *d = json_array_get(devices, i);
+    snprintf(where, sizeof where, "run.devices[%zu]", i);
+    if (!json_is_object(d))
+      return khost__errorf(err, KHOST__E_CONFIG, "%s: not a khost report: %s: expected an object", file,
+                           where);
+    for (size_t k = 0; k < sizeof device_keys / sizeof *device_keys && rc == KHOST__OK; k++)
+      rc = check_key(file, where, d, device_keys[k].path, device_keys[k].type, err);
+  }
+  return rc;
+}
+
 static int check_document(const char *file, khost__report_doc *doc, khost__err *err)
 {
   json_t *version = json_object_get(doc->root, "schema_version");
@@ -196,6 +229,7 @@ static int check_document(const char *file, khost__report_doc *doc, khost__err *
   for (size_t k = 0; k < sizeof run_keys / sizeof *run_keys && rc == KHOST__OK; k++)
     rc = check_key(file, "run", doc->run, run_keys[k].path, run_keys[k].type, err);
   if (rc == KHOST__OK) rc = check_peaks(file, doc->run, err);
+  if (rc == KHOST__OK) rc = check_devices(file, doc->run, err);
   for (size_t i = 0; i < doc->nrows && rc == KHOST__OK; i++)
     rc = check_row(file, json_array_get(doc->rows, i), i, err);
   return rc;
@@ -252,16 +286,26 @@ static void read_integer(const json_t *v, void *field, size_t size)
   if (size == sizeof(size_t) && x >= 0) *(size_t *)field = (size_t)x;
 }
 
-void khost__report_run_info(const khost__report_doc *doc, khost__run_info *info)
+/* Each key of keys present in obj into its field of the struct at base. */
+static void read_keys(const json_t *obj, const key_rule *keys, size_t n, void *base)
 {
-  memset(info, 0, sizeof *info);
-  for (size_t k = 0; k < sizeof run_keys / sizeof *run_keys; k++) {
-    const key_rule *key = &run_keys[k];
-    json_t *v = khost__report_value(doc->run, key->path);
-    char *field = (char *)info + key->offset;
+  for (size_t k = 0; k < n; k++) {
+    const key_rule *key = &keys[k];
+    json_t *v = khost__report_value(obj, key->path);
+    char *field = (char *)base + key->offset;
     if (!v || key->size == 0) continue;
     if (key->type == TYPE_TEXT) snprintf(field, key->size, "%s", json_string_value(v));
     if (key->type == TYPE_INTEGER) read_integer(v, field, key->size);
     if (key->type == TYPE_NUMBER) *(double *)field = json_number_value(v);
   }
+}
+
+void khost__report_run_info(const khost__report_doc *doc, khost__run_info *info)
+{
+  memset(info, 0, sizeof *info);
+  read_keys(doc->run, run_keys, sizeof run_keys / sizeof *run_keys, info);
+  json_t *devices = khost__report_value(doc->run, "devices");
+  for (size_t i = 0; i < json_array_size(devices) && info->ndevices < KHOST__DEVICES_MAX; i++)
+    read_keys(json_array_get(devices, i), device_keys, sizeof device_keys / sizeof *device_keys,
+              &info->devices[info->ndevices++]);
 }

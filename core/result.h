@@ -62,7 +62,10 @@ typedef struct khost__row_id {
   char device[8];                          /* "cpu" or "cuda" */
   double flops, bytes;                     /* the op's counts for this case */
   double atol, rtol;
-  int case_index; /* the case's place among its suite file's cases, from 0 */
+  int case_index;        /* the case's place among its suite file's cases, from 0 */
+  int device_ordinal;    /* the CUDA ordinal the case's worker was given (--device, or its --devices entry) */
+  char device_name[128]; /* a cuda row's GPU ("NVIDIA H100 80GB HBM3"), "" otherwise */
+  char device_uuid[48];  /* a cuda row's GPU, as nvidia-smi -L prints it, "" otherwise */
 } khost__row_id;
 
 /* What the worker measured: the only part of a row that crosses the pipe. */
@@ -73,7 +76,8 @@ typedef struct khost__measurement {
                                         the parent keeps the one its phase messages announce */
   khost__check_stats check;
   khost__timing time;
-  int dump_incomplete; /* --dump could not write a file of this row: its outputs, or the case's inputs */
+  double call_overhead_s; /* the kernel's call_overhead(), 0 when it gives none */
+  int dump_incomplete;    /* --dump could not write a file of this row: its outputs, or the case's inputs */
 } khost__measurement;
 
 /* What the parent (runner.c) derives once the case is over, from the measurement,

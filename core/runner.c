@@ -169,6 +169,7 @@ static void describe_row(const case_run *r, int s)
   id->atol = c->atol;
   id->rtol = c->rtol;
   id->case_index = c->index;
+  id->device_ordinal = r->o->device;
   id->flops = c->op->flops(c);
   id->bytes = c->op->bytes(c);
 }
@@ -451,6 +452,20 @@ static int baseline_slot(const case_run *r, int gpu)
   return -1;
 }
 
+/* The GPU a cuda row ran on, when its worker brought one up: with --devices the
+ * rows of one report come from several. */
+static void name_device(case_run *r)
+{
+  for (int s = 0; s < r->nslots && r->have_device; s++) {
+    if (r->slots[s].device_type != KHOST_DEVICE_CUDA) continue;
+    /* From a worker's message: no further than the fields' size. */
+    snprintf(r->rows[s].id.device_name, sizeof r->rows[s].id.device_name, "%.*s",
+             (int)sizeof r->device.name - 1, r->device.name);
+    snprintf(r->rows[s].id.device_uuid, sizeof r->rows[s].id.device_uuid, "%.*s",
+             (int)sizeof r->device.uuid - 1, r->device.uuid);
+  }
+}
+
 static void derive(case_run *r, double peak, int gpu)
 {
   int base = baseline_slot(r, gpu);
@@ -496,6 +511,7 @@ int khost__run_suite(const khost__options *o, const khost__registry *reg, const 
       if (r.have_device) device_info = r.device, have_device = 1;
       device_info.peak_gbps = known.peak_gbps;
       device_info.empty_call_s = known.empty_call_s;
+      name_device(&r);
       derive(&r, known.peak_gbps, have_device);
       for (int s = 0; s < r.nslots; s++) *failed |= khost__row_status_fails(r.rows[s].measured.status);
       khost__progress_case_done();

@@ -75,6 +75,7 @@ static void layout_init(layout *l, int ncols, int first_numeric, const char *con
 static int shown_before_rows(const khost__column *col, const khost__run_info *info)
 {
   if (col->show == KHOST__SHOW_IF_PEAK) return info && info->peak_gbps > 0;
+  if (col->show == KHOST__SHOW_IF_DEVICES) return info && info->ndevices > 1;
   return col->show == KHOST__SHOW_ALWAYS;
 }
 
@@ -91,7 +92,9 @@ static void plan_rows(row_layout *t, const khost__run_info *info, const khost__r
     t->l.shown[k] = shown_before_rows(t->cols[k], info);
   }
   for (int i = 0; i < nrows; i++) {
-    for (int k = 0; k < n; k++) t->l.shown[k] |= fill_cell(t->cols[k], &rows[i], c[k]);
+    /* A device's ordinal is in every row; shown only where it tells the rows apart. */
+    for (int k = 0; k < n; k++)
+      t->l.shown[k] |= fill_cell(t->cols[k], &rows[i], c[k]) && t->cols[k]->show != KHOST__SHOW_IF_DEVICES;
     widen(&t->l, c);
   }
 }
@@ -203,6 +206,23 @@ static void print_overhead(FILE *out, const khost__row *r, double empty_call_s)
           empty);
 }
 
+/* A plugin's fixed host cost of a call (its call_overhead(): the python
+ * plugin's empty Python kernel). A CPU row's time holds it, and is mostly it
+ * under twice its size; a CUDA row's is host time spent before the launch. */
+static void print_call_overhead(FILE *out, const khost__row *r)
+{
+  const khost__measurement *m = &r->measured;
+  if (m->call_overhead_s <= 0) return;
+  char t[CELL];
+  khost__format_seconds(m->call_overhead_s, t, sizeof t);
+  int cpu = strcmp(r->id.device, "cpu") == 0;
+  const char *what = !cpu ? "call overhead, host time"
+                     : m->time.samples > 0 && m->time.median < 2 * m->call_overhead_s
+                         ? "half or more of this time is call overhead"
+                         : "call overhead, inside this time";
+  fprintf(out, DETAIL_INDENT "%s: an empty kernel of this plugin takes %s called the same way\n", what, t);
+}
+
 static void print_details(FILE *out, const khost__row *r, double empty_call_s)
 {
   const khost__measurement *m = &r->measured;
@@ -211,6 +231,7 @@ static void print_details(FILE *out, const khost__row *r, double empty_call_s)
   if (m->time.throttled > 0 && m->time.samples > 0)
     fprintf(out, DETAIL_INDENT "%" PRIu32 " %s\n", m->time.throttled, throttled);
   print_overhead(out, r, empty_call_s);
+  print_call_overhead(out, r);
   if (m->status == KHOST__ROW_PASS) return;
   print_indented(out, m->message);
   if (has_mismatches) print_mismatches(out, r);

@@ -65,6 +65,8 @@ void khost__text_clean_row(khost__row *row)
   CLEAN_LINE(row->id.params);
   CLEAN_LINE(row->id.backend);
   CLEAN_LINE(row->id.device);
+  CLEAN_LINE(row->id.device_name);
+  CLEAN_LINE(row->id.device_uuid);
   CLEAN_LINE(row->measured.variant);
   khost__text_clean(row->measured.message, sizeof row->measured.message, KHOST__TEXT_LINES);
   for (int i = 0; i < KHOST__MAX_MISMATCHES; i++) CLEAN_LINE(row->measured.check.shown[i].where);
@@ -80,4 +82,8 @@ void khost__text_clean_run_info(khost__run_info *info)
   CLEAN_LINE(info->command);
   CLEAN_LINE(info->date);
   CLEAN_LINE(info->baseline);
+  for (int i = 0; i < info->ndevices && i < KHOST__DEVICES_MAX; i++) {
+    CLEAN_LINE(info->devices[i].name);
+    CLEAN_LINE(info->devices[i].gpu.uuid);
+  }
 }

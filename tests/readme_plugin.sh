@@ -2,11 +2,8 @@
 # The README's "write your own plugin" example must stay true: extract it,
 # build it against the public headers alone, drop it into a folder, run khost.
 set -euo pipefail
-src=$1 exe=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-awk '/^\/\* my_transpose.c \*\//,/^KHOST_PLUGIN_DEFINE/' "$src/README.md" >"$work/my_transpose.c"
-grep -q KHOST_PLUGIN_DEFINE "$work/my_transpose.c" || { echo "example not found in README.md"; exit 1; }
+. "$(dirname "$0")/readme_example.sh"
+readme_example '^\/\* my_transpose.c \*\/' '^KHOST_PLUGIN_DEFINE' "$work/my_transpose.c"
 mkdir "$work/plugins"
 cc -std=c11 -Wall -Wextra -Werror -shared -fPIC -fvisibility=hidden -I"$src/core/include" \
   "$work/my_transpose.c" -o "$work/plugins/my_transpose.so"

@@ -132,7 +132,7 @@ Test(csv, header_names_every_field)
       "case,op,params,backend,device,status,message,atol,rtol,count,mismatches,unwritten,"
       "max_abs,max_rel,mean_abs,samples,median_s,mean_s,min_s,max_s,stddev_s,noise_pct,flops,"
       "bytes,gbps,tflops,peak_fraction,speedup,is_baseline,variant,sm_mhz,throttled,"
-      "sm_mhz_min,max_mixed,finished\n";
+      "sm_mhz_min,max_mixed,device_ordinal,device_name,device_uuid,finished\n";
   cr_expect_eq(strncmp(text, header, strlen(header)), 0, "%s", text);
   struct {
     const char *column, *value;

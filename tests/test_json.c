@@ -151,6 +151,7 @@ Test(json, row_fields_round_trip)
   row.measured.time.sm_mhz = 1980.5;
   row.measured.time.throttled = 4;
   row.measured.time.sm_mhz_min = 1971;
+  row.measured.call_overhead_s = 6.5e-6;
   snprintf(row.measured.message, sizeof row.measured.message, "7 elements differ, \"quoted\"");
   snprintf(row.measured.variant, sizeof row.measured.variant, "gemv_rows<tpr=32,w=2>");
   append_ok(w, &row);
@@ -188,6 +189,7 @@ Test(json, row_fields_round_trip)
       {"time.noise_pct", 1.5},
       {"time.sm_mhz", 1980.5},
       {"time.sm_mhz_min", 1971},
+      {"time.call_overhead_s", 6.5e-6},
       {"flops", 131072},
       {"bytes", 24576},
       {"gbps", 12.288},
@@ -237,17 +239,19 @@ Test(json, keys_come_in_their_documented_order)
   keys_of(r, keys, sizeof keys);
   cr_expect_str_eq(keys,
                    "case,op,params,backend,device,variant,status,message,atol,rtol,check,time,flops,bytes,"
-                   "gbps,tflops,peak_fraction,speedup,is_baseline,case_index");
+                   "gbps,tflops,peak_fraction,speedup,is_baseline,case_index,device_ordinal,device_name,"
+                   "device_uuid");
   keys_of(field(doc, "run"), keys, sizeof keys);
   cr_expect_str_eq(
       keys, "khost_version,host,cpu,ncpus,device,sm_count,l2_bytes,sm_clock_mhz,mem_clock_mhz,peak_gbps,"
             "empty_call_s,cuda_driver_version,cuda_runtime_version,suite,command,date,baseline,shard,"
-            "merged_shards");
+            "merged_shards,devices");
   keys_of(field(r, "check"), keys, sizeof keys);
   cr_expect_str_eq(keys, "count,mismatches,unwritten,max_abs,max_rel,mean_abs,max_mixed,first_mismatches");
   keys_of(field(r, "time"), keys, sizeof keys);
-  cr_expect_str_eq(keys,
-                   "samples,median_s,mean_s,min_s,max_s,stddev_s,noise_pct,sm_mhz,throttled,sm_mhz_min");
+  cr_expect_str_eq(
+      keys,
+      "samples,median_s,mean_s,min_s,max_s,stddev_s,noise_pct,sm_mhz,throttled,sm_mhz_min,call_overhead_s");
   json_decref(doc);
   khost__json_free(w);
 }
@@ -323,8 +327,9 @@ Test(json, untimed_row_has_null_times)
   append_ok(w, &row);
   json_t *doc = load();
   json_t *r = json_array_get(field(doc, "rows"), 0);
-  const char *nulls[] = {"time.median_s", "time.mean_s",   "time.noise_pct", "time.sm_mhz_min", "gbps",
-                         "tflops",        "peak_fraction", "check.max_abs",  "variant"};
+  const char *nulls[] = {
+      "time.median_s", "time.mean_s",   "time.noise_pct", "time.sm_mhz_min", "gbps",
+      "tflops",        "peak_fraction", "check.max_abs",  "variant",         "time.call_overhead_s"};
   for (size_t i = 0; i < sizeof nulls / sizeof nulls[0]; i++)
     cr_expect(json_is_null(field(r, nulls[i])), "%s", nulls[i]);
   cr_expect_eq(json_integer_value(field(r, "time.samples")), 0);

@@ -324,10 +324,33 @@ Test(loader, a_missing_directory_is_not_an_error)
   cr_expect_eq(reg.nplugins + reg.nfailures, 0);
 }
 
+/* ABI 1.2: each descriptor of a set is a plugin of its own (its own reference to
+ * the library, so that each unloads alone), a broken one fails alone, and a
+ * failed part is recorded at the stage the plugin names, under its source. */
+Test(loader, plugin_set_registers_each_backend)
+{
+  khost__registry reg = {0};
+  load(&reg, "plugin_set.so");
+  cr_assert_eq(reg.nplugins, 2);
+  cr_expect_str_eq(reg.plugins[0].desc->name, "fixture_set");
+  cr_expect_str_eq(reg.plugins[1].desc->name, "fixture_set_second");
+  cr_assert_eq(reg.nfailures, 2);
+  cr_expect_eq(reg.failures[0].stage, KHOST__STAGE_DESCRIPTOR);
+  cr_expect(strstr(reg.failures[0].reason, "name ''"), "%s", reg.failures[0].reason);
+  cr_expect_eq(reg.failures[1].stage, KHOST__STAGE_NAMED);
+  cr_expect_str_eq(khost__load_failure_stage(&reg.failures[1]), "fixture_stage");
+  cr_expect_str_eq(reg.failures[1].path, "/nowhere/failed_part.py");
+  cr_expect_str_eq(reg.failures[1].reason, "the part failed\nits last line");
+  /* The first removed, the second still runs: its reference kept the library. */
+  khost__registry_remove(&reg, 0);
+  cr_expect_str_eq(reg.plugins[0].desc->name, "fixture_set_second");
+  khost__registry_free(&reg);
+}
+
 Test(loader, stage_names_are_stable)
 {
   static const char *const names[] = {"dlopen",      "symbol",     "entry",     "magic", "abi",
-                                      "struct_size", "descriptor", "duplicate", "init"};
+                                      "struct_size", "descriptor", "duplicate", "init",  "plugin"};
   for (int s = 0; s < KHOST__STAGE_COUNT; s++) cr_expect_str_eq(khost__load_stage_name(s), names[s]);
   cr_expect_str_eq(khost__load_stage_name(KHOST__STAGE_COUNT), "?");
 }
@@ -347,6 +370,24 @@ Test(loader, describe_is_read_only_inside_the_kernels_struct_size)
   cr_expect_eq(khost__kernel_describe(&k), describe_stub);
   k.struct_size = offsetof(khost_kernel, describe);
   cr_expect_null(khost__kernel_describe(&k), "a 1.0 kernel has no describe()");
+}
+
+static int call_overhead_stub(const khost_input *in, double *seconds)
+{
+  (void)in;
+  *seconds = 1e-6;
+  return KHOST_STATUS_OK;
+}
+
+/* A kernel built against ABI 1.1 ends before call_overhead (1.2). */
+Test(loader, call_overhead_is_read_only_inside_the_kernels_struct_size)
+{
+  khost_kernel k = {
+      .struct_size = sizeof(khost_kernel), .describe = describe_stub, .call_overhead = call_overhead_stub};
+  cr_expect_eq(khost__kernel_call_overhead(&k), call_overhead_stub);
+  k.struct_size = offsetof(khost_kernel, call_overhead);
+  cr_expect_null(khost__kernel_call_overhead(&k), "a 1.1 kernel has no call_overhead()");
+  cr_expect_eq(khost__kernel_describe(&k), describe_stub);
 }
 
 static int supports_stub(const khost_input *in)

@@ -140,6 +140,35 @@ Test(table, gpu_times_near_the_empty_kernel_are_noted_under_their_row)
   free(text);
 }
 
+/* A kernel's call overhead (call_overhead()) is noted under its row: inside a
+ * CPU row's time, most of it under twice the overhead; host time on a CUDA row.
+ * A row without one says nothing. */
+Test(table, a_kernels_call_overhead_is_noted_under_its_row)
+{
+  khost__run_info info = sample_info(0);
+  khost__row rows[4] = {
+      make_row("c1", "quick", KHOST__ROW_PASS, 5e-6, 1), make_row("c1", "slow", KHOST__ROW_PASS, 50e-6, 1),
+      make_row("c1", "gpu", KHOST__ROW_PASS, 5e-6, 1), make_row("c1", "plain", KHOST__ROW_PASS, 1e-6, 1)};
+  for (int i = 0; i < 3; i++) rows[i].measured.call_overhead_s = 3e-6;
+  snprintf(rows[0].id.device, sizeof rows[0].id.device, "cpu");
+  snprintf(rows[1].id.device, sizeof rows[1].id.device, "cpu");
+  snprintf(rows[3].id.device, sizeof rows[3].id.device, "cpu");
+  char *text = render(&info, rows, 4, NULL);
+  const char *tail = ": an empty kernel of this plugin takes 3.00 us called the same way\n";
+  const char *heads[3] = {"half or more of this time is call overhead", "call overhead, inside this time",
+                          "call overhead, host time"};
+  const char *rows_at[5] = {strstr(text, "  quick "), strstr(text, "  slow "), strstr(text, "  gpu "),
+                            strstr(text, "  plain "), text + strlen(text)};
+  for (int i = 0; i < 3; i++) {
+    char note[256];
+    snprintf(note, sizeof note, "      %s%s", heads[i], tail);
+    const char *at = strstr(text, note);
+    cr_expect(at && rows_at[i] < at && at < rows_at[i + 1], "'%s' under row %d:\n%s", note, i, text);
+  }
+  cr_expect_null(strstr(rows_at[3], "call overhead"), "none under a row without it:\n%s", text);
+  free(text);
+}
+
 Test(table, no_device_line_without_a_gpu)
 {
   khost__run_info info = sample_info(0);

@@ -12,8 +12,11 @@ NUMPY_VERSION=2.2.6
 # chromium renders khost report's pages headless in tests/report_browser.py; libopenblas-dev: the
 # reference plugin's fp8_block_gemm oracle sums its blocks with OpenBLAS's dgemm; slurm-wlm and munge:
 # tests/slurm_cluster.sh starts a one-node Slurm cluster on localhost to run tools/slurm/'s job array.
+# python3-dev: the python plugin's headers, and the shared libpython it opens at run time (through
+# libpython3-dev) where the python3 on PATH is Debian's; another Python (pyenv, built with
+# --enable-shared) brings its own.
 apt_packages=(build-essential pkg-config ninja-build libinih-dev libcriterion-dev libjansson-dev
-  python3 python3-pip python3-venv clang libclang-rt-14-dev chromium libopenblas-dev slurm-wlm munge)
+  python3 python3-dev python3-pip python3-venv clang libclang-rt-14-dev chromium libopenblas-dev slurm-wlm munge)
 
 missing=()
 for p in "${apt_packages[@]}"; do

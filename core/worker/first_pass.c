@@ -32,8 +32,10 @@ static int prepare(khost__worker *w, int s)
       khost__worker_settle(w, s, KHOST__ROW_SKIP, "%s", err.msg);
     else if (rc != KHOST__OK)
       khost__worker_settle(w, s, KHOST__ROW_ERROR, "%s", err.msg);
-    else
+    else {
       memcpy(w->rows[s].variant, w->calls[s].variant, sizeof w->rows[s].variant);
+      w->rows[s].call_overhead_s = w->calls[s].call_overhead_s;
+    }
   }
   /* init(), supports(), workspace_size() and describe() may have left faulting work
    * on the device: found now, it is this plugin's, not the next backend's. */

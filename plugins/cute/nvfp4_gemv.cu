@@ -429,4 +429,5 @@ extern const khost_kernel khost__cute_nvfp4_gemv = {
     sizeof(khost_kernel),           "nvfp4_gemv", KHOST_DEVICE_CUDA,
     khost__cute_run<dispatch>,      supports,     nullptr,
     khost__cute_describe<dispatch>,
+    nullptr, /* call_overhead: none */
 };

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,6 +191,13 @@ static int run_copy(const khost_input *in)
   }
   return KHOST_STATUS_OK;
 #endif
+#ifdef FAULT_SLEEP
+  /* Right, after 0.4 s asleep on the first call of each worker (a worker runs one
+   * case): a case this slow on any machine, whose time parallel workers overlap
+   * whatever else loads the CPU. */
+  static int slept;
+  if (!slept++) nanosleep(&(struct timespec){.tv_nsec = 400000000}, NULL);
+#endif
 #if defined(FAULT_SEGV)
   die_of_signal(SIGSEGV);
 #elif defined(FAULT_SIGKILL)
@@ -329,7 +337,7 @@ static int workspace_fn(const khost_input *in, size_t *bytes)
 #define workspace_fn NULL
 #endif
 
-#if defined(FAULT_SUPPORTS_FAILS) || defined(FAULT_DESCRIBE_FAILS)
+#if defined(FAULT_SUPPORTS_FAILS) || defined(FAULT_DESCRIBE_FAILS) || defined(FAULT_OVERHEAD_FAILS)
 /* Fills the whole error buffer, with no NUL: the host must cut the message, not read past it. */
 static void fill_error(const khost_input *in, const char *text)
 {
@@ -379,6 +387,24 @@ static int describe_copy(const khost_input *in, char *buf, size_t size)
 #endif
 }
 
+#if defined(FAULT_OVERHEAD_FAILS) || defined(FAULT_OVERHEAD_NAN)
+/* A call_overhead() that fails, or that gives no time at all: both ERROR rows. */
+static int overhead_fn(const khost_input *in, double *seconds)
+{
+#ifdef FAULT_OVERHEAD_FAILS
+  (void)seconds;
+  fill_error(in, "fault plugin cannot time its calls on purpose");
+  return KHOST_STATUS_INTERNAL;
+#else
+  (void)in;
+  *seconds = NAN;
+  return KHOST_STATUS_OK;
+#endif
+}
+#else
+#define overhead_fn NULL
+#endif
+
 static double block_value(const uint8_t *codes, const uint8_t *scales, int64_t j)
 {
   uint8_t byte = codes[j / 2];
@@ -416,7 +442,8 @@ static const khost_kernel copy_kernel = {.struct_size = sizeof(khost_kernel),
                                          .run = run_copy,
                                          .supports = supports_fn,
                                          .workspace_size = workspace_fn,
-                                         .describe = describe_copy};
+                                         .describe = describe_copy,
+                                         .call_overhead = overhead_fn};
 static const khost_kernel gemv_kernel = {.struct_size = sizeof(khost_kernel),
                                          .op = "nvfp4_gemv",
                                          .device_type = KHOST_DEVICE_CPU,

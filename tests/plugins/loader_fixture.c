@@ -205,6 +205,30 @@ KHOST_EXPORT const khost_plugin *khost_plugin_entry(uint32_t major, uint32_t min
   }
   return major == KHOST_ABI_MAJOR ? &descriptor : NULL;
 }
+#elif defined(PLUGIN_SET)
+/* ABI 1.2: two backends from one library, a third with a broken descriptor (an
+ * empty name), and one part that failed at a stage the plugin names. */
+static khost_plugin second, broken;
+static const khost_plugin *members[] = {&descriptor, &second, &broken};
+static const khost_plugin_failure failed = {.struct_size = sizeof(khost_plugin_failure),
+                                            .source = "/nowhere/failed_part.py",
+                                            .stage = "fixture_stage",
+                                            .message = "the part failed\nits last line"};
+static const khost_plugin_failure *const failures[] = {&failed};
+static const khost_plugin_set set = {.struct_size = sizeof(khost_plugin_set),
+                                     .nplugins = 3,
+                                     .plugins = members,
+                                     .nfailures = 1,
+                                     .failures = failures};
+KHOST_EXPORT const khost_plugin_set *khost_plugin_set_entry(uint32_t major, uint32_t minor)
+{
+  (void)minor;
+  second = descriptor;
+  second.name = FIXTURE_NAME "_second";
+  broken = descriptor;
+  broken.name = "";
+  return major == KHOST_ABI_MAJOR ? &set : NULL;
+}
 #else
 KHOST_PLUGIN_DEFINE(descriptor)
 #endif

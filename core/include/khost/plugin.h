@@ -31,13 +31,17 @@ extern "C" {
 #endif
 
 #define KHOST_ABI_MAJOR 1
-#define KHOST_ABI_MINOR 1
+#define KHOST_ABI_MINOR 2
 
 /* "KHOSTPLG" in ASCII: the first field of every descriptor. */
 #define KHOST_PLUGIN_MAGIC UINT64_C(0x4b484f5354504c47)
 
 /* Name of the one exported entry symbol. */
 #define KHOST_PLUGIN_ENTRY_SYMBOL "khost_plugin_entry"
+
+/* ABI 1.2: the entry of a library that serves several backends (khost_plugin_set_entry_fn).
+ * A host that finds it calls it instead of khost_plugin_entry. */
+#define KHOST_PLUGIN_SET_ENTRY_SYMBOL "khost_plugin_set_entry"
 
 /* The longest backend name (khost_plugin.name) the host accepts, in characters. */
 #define KHOST_PLUGIN_NAME_MAX 63
@@ -155,15 +159,23 @@ typedef int (*khost_workspace_fn)(const khost_input *in, size_t *bytes);
  * path, so that a result says which one was checked and timed. buf is host-owned. */
 typedef int (*khost_describe_fn)(const khost_input *in, char *buf, size_t size);
 
+/* Optional (ABI 1.2). Stores in *seconds the fixed host cost of one run() call
+ * for this input that is not the op's work: what an empty kernel of the plugin
+ * costs, called the same way (an interpreter's call, for the python plugin).
+ * Called once the call is prepared, never inside a timed region; khost reports
+ * it beside the row's time. */
+typedef int (*khost_call_overhead_fn)(const khost_input *in, double *seconds);
+
 /* One implementation of one op on one device. Static, plugin-owned. */
 typedef struct khost_kernel {
-  size_t struct_size;                /* sizeof(khost_kernel) as the plugin compiled it */
-  const char *op;                    /* catalog op name, as khost --list shows it */
-  int32_t device_type;               /* khost_device_type the kernel runs on and reads from */
-  khost_kernel_fn run;               /* required */
-  khost_supports_fn supports;        /* optional, NULL = supports everything valid */
-  khost_workspace_fn workspace_size; /* optional, NULL = no workspace */
-  khost_describe_fn describe;        /* optional (ABI 1.1), NULL = the row names no implementation */
+  size_t struct_size;                   /* sizeof(khost_kernel) as the plugin compiled it */
+  const char *op;                       /* catalog op name, as khost --list shows it */
+  int32_t device_type;                  /* khost_device_type the kernel runs on and reads from */
+  khost_kernel_fn run;                  /* required */
+  khost_supports_fn supports;           /* optional, NULL = supports everything valid */
+  khost_workspace_fn workspace_size;    /* optional, NULL = no workspace */
+  khost_describe_fn describe;           /* optional (ABI 1.1), NULL = the row names no implementation */
+  khost_call_overhead_fn call_overhead; /* optional (ABI 1.2), NULL = none reported */
 } khost_kernel;
 
 /* Called once in a short-lived probe process at start-up (a failure or crash
@@ -195,6 +207,32 @@ typedef struct khost_plugin {
 /* The exported entry. host_major/host_minor: the host's ABI version. Returns
  * the plugin's static descriptor, or NULL when it cannot serve this host. */
 typedef const khost_plugin *(*khost_plugin_entry_fn)(uint32_t host_major, uint32_t host_minor);
+
+/* ABI 1.2. A part of a plugin set that did not load (a Python module that failed
+ * to import): the host records it as a load failure of `source` at `stage`.
+ * Plugin-owned, like the set. */
+typedef struct khost_plugin_failure {
+  size_t struct_size;  /* sizeof(khost_plugin_failure) as the plugin compiled it */
+  const char *source;  /* what failed to load (a file), at most 4095 characters */
+  const char *stage;   /* the plugin's name for the step that failed, [a-z0-9_]{1,31} ("python") */
+  const char *message; /* why, at most 4095 characters; may hold line feeds */
+} khost_plugin_failure;
+
+/* ABI 1.2. What khost_plugin_set_entry returns: the descriptors of several
+ * backends that one library serves (one per Python module for the python
+ * plugin), each checked and registered like the descriptor of a library of its
+ * own, and the parts that failed. Static or built once by the entry,
+ * plugin-owned, valid until the library is unloaded. */
+typedef struct khost_plugin_set {
+  size_t struct_size;                          /* sizeof(khost_plugin_set) as the plugin compiled it */
+  int32_t nplugins;                            /* entries in plugins, 0 or more */
+  const khost_plugin *const *plugins;          /* one descriptor per backend */
+  int32_t nfailures;                           /* entries in failures */
+  const khost_plugin_failure *const *failures; /* each part that did not load */
+} khost_plugin_set;
+
+/* The ABI 1.2 set entry: the set, or NULL when the library cannot serve this host. */
+typedef const khost_plugin_set *(*khost_plugin_set_entry_fn)(uint32_t host_major, uint32_t host_minor);
 
 /* Declares the entry function of a plugin that serves any host of the same
  * major. Use: KHOST_PLUGIN_DEFINE(my_descriptor) at file scope. */
