@@ -12,6 +12,7 @@
 #include "cuda.h"
 #include "cuda_kernels.h"
 #include "khost/plugin.h"
+#include "variation.h"
 
 #define PREFIX_NO_DEVICE "no CUDA device"
 
@@ -413,4 +414,136 @@ Test(gpu, sync_reports_a_sticky_error_as_such)
   cr_assert_eq(khost__launch_blocker(khost__cuda_stream(), unmapped, NULL, 1000), cudaSuccess);
   cr_assert_neq(khost__cuda_sync(&err), KHOST__OK);
   cr_assert(strstr(err.msg, "cudaErrorIllegalAddress") && strstr(err.msg, "sticky"), "%s", err.msg);
+}
+
+/* ---- fresh inputs on the device (core/cuda_kernels.cu's vary and vary_check) ---- */
+
+/* Every walk of tests/test_variation.c, on the device: the same bytes as the host's. */
+static const struct device_walk {
+  khost__dtype_id dtype;
+  int ndim;
+  int64_t shape[3];
+  int axes[3];
+  int permuted;
+  unsigned signs;
+} device_walks[] = {
+    {KHOST__DT_FP16, 2, {7, 5}, {0, 1}, 0, 1u << 0},
+    {KHOST__DT_BF16, 2, {6, 9}, {0, 1}, 1, 1u << 0},
+    {KHOST__DT_FP32, 2, {5, 11}, {0, 1}, 0, 3u},
+    {KHOST__DT_FP16, 2, {11, 5}, {1, 0}, 0, 3u},
+    {KHOST__DT_FP32, 2, {4, 13}, {0, 1}, 1, 0},
+    {KHOST__DT_E2M1, 3, {5, 3, 6}, {0, 1, -1}, 0, 3u},
+    {KHOST__DT_E4M3, 3, {2, 7, 3}, {-1, 1, -1}, 1, 0},
+    {KHOST__DT_FP16, 2, {3, 3000}, {0, 1}, 1, 3u},
+    {KHOST__DT_FP32, 2, {5000, 3}, {1, 0}, 0, 1u << 0 | 1u << 1},
+};
+
+static khost__variation variation_of(const struct device_walk *w)
+{
+  static const char *const names[3] = {"a", "b", "c"};
+  khost__variation v = {.extent = {1, 1, 1}, .permuted_axis = w->permuted, .sign_axes = w->signs};
+  khost__tensor_spec t;
+  khost__tensor_spec_fill(&t, "t", w->dtype, w->ndim, w->shape, names);
+  khost__vary_map_of(&v.inputs[0], &t, w->axes, w->signs != 0);
+  for (int d = 0; d < w->ndim; d++)
+    if (w->axes[d] >= 0) v.extent[w->axes[d]] = v.inputs[0].shape[d];
+  return v;
+}
+
+/* src (bytes) varied by c on the device, downloaded into out. */
+static void vary_on_device(const khost__vary_map *m, const khost__vary_call *c, const void *src, void *out,
+                           size_t bytes)
+{
+  void *dsrc = NULL, *ddst = NULL;
+  khost__err err = {""};
+  cr_assert_eq(khost__cuda_malloc(&dsrc, bytes, &err), KHOST__OK, "%s", err.msg);
+  cr_assert_eq(khost__cuda_malloc(&ddst, bytes, &err), KHOST__OK, "%s", err.msg);
+  cr_assert_eq(khost__cuda_upload(dsrc, src, bytes, &err), KHOST__OK, "%s", err.msg);
+  cr_assert_eq(khost__cuda_vary(m, c, dsrc, ddst, &err), KHOST__OK, "%s", err.msg);
+  cr_assert_eq(khost__cuda_download(out, ddst, bytes, &err), KHOST__OK, "%s", err.msg);
+  khost__cuda_free(ddst);
+  khost__cuda_free(dsrc);
+}
+
+Test(gpu, vary_writes_the_bytes_the_host_writes)
+{
+  need_device();
+  for (size_t k = 0; k < sizeof device_walks / sizeof *device_walks; k++) {
+    khost__variation v = variation_of(&device_walks[k]);
+    size_t bytes = khost__vary_units(&v.inputs[0]) * (size_t)v.inputs[0].unit_bytes;
+    unsigned char *src = malloc(bytes), *host = malloc(bytes), *device = malloc(bytes);
+    khost__err err = {""};
+    cr_assert(src && host && device);
+    fill_pattern(src, bytes);
+    for (uint64_t call = 1; call <= 5; call++) {
+      khost__vary_call c;
+      khost__vary_draw(&v, 99 + k, call, &c);
+      cr_assert_eq(khost__vary_host(&v.inputs[0], &c, src, host, 1, &err), KHOST__OK, "%s", err.msg);
+      vary_on_device(&v.inputs[0], &c, src, device, bytes);
+      cr_assert_eq(memcmp(host, device, bytes), 0, "walk %zu, call %llu", k, (unsigned long long)call);
+    }
+    free(device);
+    free(host);
+    free(src);
+  }
+}
+
+/* The device check of got against ref varied by c: {wrong, unwritten}. */
+static void check_on_device(const khost__vary_map *m, const khost__vary_call *c, int dtype, double atol,
+                            const float *ref, const float *bound, const float *got, size_t n,
+                            unsigned long long counts[2])
+{
+  void *dref = NULL, *dbound = NULL, *dgot = NULL;
+  khost__err err = {""};
+  cr_assert_eq(khost__cuda_malloc(&dref, n * 4, &err), KHOST__OK, "%s", err.msg);
+  cr_assert_eq(khost__cuda_malloc(&dbound, n * 4, &err), KHOST__OK, "%s", err.msg);
+  cr_assert_eq(khost__cuda_malloc(&dgot, n * 4, &err), KHOST__OK, "%s", err.msg);
+  cr_assert_eq(khost__cuda_upload(dref, ref, n * 4, &err), KHOST__OK, "%s", err.msg);
+  cr_assert_eq(khost__cuda_upload(dbound, bound, n * 4, &err), KHOST__OK, "%s", err.msg);
+  cr_assert_eq(khost__cuda_upload(dgot, got, n * 4, &err), KHOST__OK, "%s", err.msg);
+  cr_assert_eq(khost__cuda_vary_check(m, c, dtype, atol, 0, dref, dbound, dgot, counts, &err), KHOST__OK,
+               "%s", err.msg);
+  khost__cuda_free(dgot);
+  khost__cuda_free(dbound);
+  khost__cuda_free(dref);
+}
+
+/* fp32 [5000, 3], rows permuted, element signs: the host's varied reference
+ * passes; one element off by 0.5 fails unless the bound of the element the
+ * variation moved there (found by varying the element numbers alike) allows it;
+ * a poisoned element is unwritten. */
+Test(gpu, vary_check_counts_what_the_host_rule_counts_with_moved_bounds)
+{
+  need_device();
+  const struct device_walk *w = &device_walks[8];
+  khost__variation v = variation_of(w);
+  khost__vary_map numbers = v.inputs[0];
+  numbers.sign_mask = 0;
+  size_t n = khost__vary_units(&v.inputs[0]);
+  float *ref = malloc(n * 4), *got = malloc(n * 4), *bound = calloc(n, 4);
+  uint32_t *index = malloc(n * 4), *moved = malloc(n * 4);
+  unsigned long long counts[2];
+  khost__err err = {""};
+  khost__vary_call c;
+  cr_assert(ref && got && bound && index && moved);
+  for (size_t i = 0; i < n; i++) ref[i] = 1.0f + (float)(i % 97), index[i] = (uint32_t)i;
+  khost__vary_draw(&v, 7, 3, &c);
+  cr_assert_eq(khost__vary_host(&v.inputs[0], &c, ref, got, 1, &err), KHOST__OK, "%s", err.msg);
+  cr_assert_eq(khost__vary_host(&numbers, &c, index, moved, 1, &err), KHOST__OK, "%s", err.msg);
+  check_on_device(&v.inputs[0], &c, KHOST__VARY_CHECK_FP32, 1e-30, ref, bound, got, n, counts);
+  cr_expect(counts[0] == 0 && counts[1] == 0, "right: %llu wrong, %llu unwritten", counts[0], counts[1]);
+  got[4321] += got[4321] < 0 ? -0.5f : 0.5f;
+  check_on_device(&v.inputs[0], &c, KHOST__VARY_CHECK_FP32, 1e-30, ref, bound, got, n, counts);
+  cr_expect_eq(counts[0], 1, "0.5 off with no bound");
+  bound[moved[4321]] = 0.75f;
+  check_on_device(&v.inputs[0], &c, KHOST__VARY_CHECK_FP32, 1e-30, ref, bound, got, n, counts);
+  cr_expect_eq(counts[0], 0, "0.5 off within the bound of the element moved there");
+  memset(&got[17], 0xff, 4);
+  check_on_device(&v.inputs[0], &c, KHOST__VARY_CHECK_FP32, 1e-30, ref, bound, got, n, counts);
+  cr_expect(counts[0] == 1 && counts[1] == 1, "poison: %llu wrong, %llu unwritten", counts[0], counts[1]);
+  free(moved);
+  free(index);
+  free(bound);
+  free(got);
+  free(ref);
 }
