@@ -12,7 +12,7 @@
 #include "cuda.h"
 #include "cuda_kernels.h"
 #include "khost/plugin.h"
-#include "variation.h"
+#include "support/vary_walks.h"
 
 #define PREFIX_NO_DEVICE "no CUDA device"
 
@@ -418,38 +418,6 @@ Test(gpu, sync_reports_a_sticky_error_as_such)
 
 /* ---- fresh inputs on the device (core/cuda_kernels.cu's vary and vary_check) ---- */
 
-/* Every walk of tests/test_variation.c, on the device: the same bytes as the host's. */
-static const struct device_walk {
-  khost__dtype_id dtype;
-  int ndim;
-  int64_t shape[3];
-  int axes[3];
-  int permuted;
-  unsigned signs;
-} device_walks[] = {
-    {KHOST__DT_FP16, 2, {7, 5}, {0, 1}, 0, 1u << 0},
-    {KHOST__DT_BF16, 2, {6, 9}, {0, 1}, 1, 1u << 0},
-    {KHOST__DT_FP32, 2, {5, 11}, {0, 1}, 0, 3u},
-    {KHOST__DT_FP16, 2, {11, 5}, {1, 0}, 0, 3u},
-    {KHOST__DT_FP32, 2, {4, 13}, {0, 1}, 1, 0},
-    {KHOST__DT_E2M1, 3, {5, 3, 6}, {0, 1, -1}, 0, 3u},
-    {KHOST__DT_E4M3, 3, {2, 7, 3}, {-1, 1, -1}, 1, 0},
-    {KHOST__DT_FP16, 2, {3, 3000}, {0, 1}, 1, 3u},
-    {KHOST__DT_FP32, 2, {5000, 3}, {1, 0}, 0, 1u << 0 | 1u << 1},
-};
-
-static khost__variation variation_of(const struct device_walk *w)
-{
-  static const char *const names[3] = {"a", "b", "c"};
-  khost__variation v = {.extent = {1, 1, 1}, .permuted_axis = w->permuted, .sign_axes = w->signs};
-  khost__tensor_spec t;
-  khost__tensor_spec_fill(&t, "t", w->dtype, w->ndim, w->shape, names);
-  khost__vary_map_of(&v.inputs[0], &t, w->axes, w->signs != 0);
-  for (int d = 0; d < w->ndim; d++)
-    if (w->axes[d] >= 0) v.extent[w->axes[d]] = v.inputs[0].shape[d];
-  return v;
-}
-
 /* src (bytes) varied by c on the device, downloaded into out. */
 static void vary_on_device(const khost__vary_map *m, const khost__vary_call *c, const void *src, void *out,
                            size_t bytes)
@@ -468,8 +436,8 @@ static void vary_on_device(const khost__vary_map *m, const khost__vary_call *c, 
 Test(gpu, vary_writes_the_bytes_the_host_writes)
 {
   need_device();
-  for (size_t k = 0; k < sizeof device_walks / sizeof *device_walks; k++) {
-    khost__variation v = variation_of(&device_walks[k]);
+  for (size_t k = 0; k < VARY_WALKS; k++) {
+    khost__variation v = vary_walk_variation(&vary_walks[k]);
     size_t bytes = khost__vary_units(&v.inputs[0]) * (size_t)v.inputs[0].unit_bytes;
     unsigned char *src = malloc(bytes), *host = malloc(bytes), *device = malloc(bytes);
     khost__err err = {""};
@@ -480,7 +448,8 @@ Test(gpu, vary_writes_the_bytes_the_host_writes)
       khost__vary_draw(&v, 99 + k, call, &c);
       cr_assert_eq(khost__vary_host(&v.inputs[0], &c, src, host, 1, &err), KHOST__OK, "%s", err.msg);
       vary_on_device(&v.inputs[0], &c, src, device, bytes);
-      cr_assert_eq(memcmp(host, device, bytes), 0, "walk %zu, call %llu", k, (unsigned long long)call);
+      cr_assert_eq(memcmp(host, device, bytes), 0, "%s, call %llu", vary_walks[k].what,
+                   (unsigned long long)call);
     }
     free(device);
     free(host);
@@ -508,15 +477,14 @@ static void check_on_device(const khost__vary_map *m, const khost__vary_call *c,
   khost__cuda_free(dref);
 }
 
-/* fp32 [5000, 3], rows permuted, element signs: the host's varied reference
+/* fp32 [5000, 3], last dim permuted, element signs: the host's varied reference
  * passes; one element off by 0.5 fails unless the bound of the element the
  * variation moved there (found by varying the element numbers alike) allows it;
  * a poisoned element is unwritten. */
 Test(gpu, vary_check_counts_what_the_host_rule_counts_with_moved_bounds)
 {
   need_device();
-  const struct device_walk *w = &device_walks[8];
-  khost__variation v = variation_of(w);
+  khost__variation v = vary_walk_variation(&vary_walks[VARY_WALKS - 1]);
   khost__vary_map numbers = v.inputs[0];
   numbers.sign_mask = 0;
   size_t n = khost__vary_units(&v.inputs[0]);

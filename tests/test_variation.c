@@ -10,6 +10,7 @@
 
 #include "buffers.h"
 #include "catalog.h"
+#include "support/vary_walks.h"
 #include "variation.h"
 
 Test(vary_draw, the_first_n_calls_permute_differently_and_none_is_the_identity)
@@ -91,50 +92,21 @@ static khost__vary_map map_of(khost__dtype_id dtype, int ndim, const int64_t *sh
   return m;
 }
 
-/* Every way a row is walked: copied whole (signs per row or none), gathered
- * unit by unit (the last dim permuted, or signed), for 1, 2 and 4-byte units,
- * rows not a multiple of 8 bytes, the permuted axis first, middle or last. */
+/* Every walk of tests/support/vary_walks.h, nine calls each. */
 Test(vary_host, equals_the_documented_formula_on_every_walk)
 {
-  static const struct {
-    const char *what;
-    khost__dtype_id dtype;
-    int ndim;
-    int64_t shape[3];
-    int axes[3];
-    int permuted;
-    unsigned signs;
-  } cases[] = {
-      {"rows permuted, row signs (whole rows)", KHOST__DT_FP16, 2, {7, 5}, {0, 1}, 0, 1u << 0},
-      {"columns permuted, row signs", KHOST__DT_BF16, 2, {6, 9}, {0, 1}, 1, 1u << 0},
-      {"rows permuted, element signs", KHOST__DT_FP32, 2, {5, 11}, {0, 1}, 0, 1u << 0 | 1u << 1},
-      {"transposed axes, element signs", KHOST__DT_FP16, 2, {11, 5}, {1, 0}, 0, 1u << 0 | 1u << 1},
-      {"columns permuted, no signs", KHOST__DT_FP32, 2, {4, 13}, {0, 1}, 1, 0},
-      {"fp4 batch permuted, (batch, row) signs",
-       KHOST__DT_E2M1,
-       3,
-       {5, 3, 6},
-       {0, 1, -1},
-       0,
-       1u << 0 | 1u << 1},
-      {"e4m3 middle axis permuted, unsigned", KHOST__DT_E4M3, 3, {2, 7, 3}, {-1, 1, -1}, 1, 0},
-  };
-  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
-    khost__variation v = {
-        .extent = {1, 1, 1}, .permuted_axis = cases[k].permuted, .sign_axes = cases[k].signs};
-    v.inputs[0] = map_of(cases[k].dtype, cases[k].ndim, cases[k].shape, cases[k].axes, cases[k].signs != 0);
-    for (int d = 0; d < cases[k].ndim; d++)
-      if (cases[k].axes[d] >= 0) v.extent[cases[k].axes[d]] = v.inputs[0].shape[d];
+  for (size_t k = 0; k < VARY_WALKS; k++) {
+    khost__variation v = vary_walk_variation(&vary_walks[k]);
     uint64_t flipped = 0, units = 9 * khost__vary_units(&v.inputs[0]);
     for (uint64_t call = 1; call <= 9; call++) {
       khost__vary_call c;
       char what[128];
       khost__vary_draw(&v, 77 + k, call, &c);
-      snprintf(what, sizeof what, "%s, call %llu", cases[k].what, (unsigned long long)call);
+      snprintf(what, sizeof what, "%s, call %llu", vary_walks[k].what, (unsigned long long)call);
       flipped += expect_documented(&v.inputs[0], &c, what);
     }
-    if (cases[k].signs)
-      cr_expect(flipped > 0 && flipped < units, "%s: %llu of %llu units flipped", cases[k].what,
+    if (vary_walks[k].signs)
+      cr_expect(flipped > 0 && flipped < units, "%s: %llu of %llu units flipped", vary_walks[k].what,
                 (unsigned long long)flipped, (unsigned long long)units);
   }
 }
