@@ -86,6 +86,14 @@ READ(row_tflops, if_positive, derived.tflops)
 READ(row_peak_fraction, if_positive, derived.peak_fraction)
 READ(row_speedup, if_positive, derived.speedup)
 READ(row_is_baseline, flag, derived.is_baseline)
+READ(row_sol, if_positive, measured.sol_s)
+READ(row_sol_fraction, if_positive, derived.sol_fraction)
+
+/* A row that crossed a pipe from an old worker, or was blamed by the parent, names no timer. */
+static int row_timer(const khost__row *r, khost__value *v)
+{
+  return text(v, r->measured.timer, sizeof r->measured.timer) && r->measured.timer[0];
+}
 
 /* No name is no variant (JSON null), not an empty one. */
 static int row_variant(const khost__row *r, khost__value *v)
@@ -106,7 +114,8 @@ static int row_first_mismatches(const khost__row *r, khost__value *v)
 }
 
 /* The order of a row's JSON object. CSV places only grow: the columns added since
- * the first layout (variant, the clock columns) went to the end of the line. */
+ * the first layout (variant, the clock columns, then after the run's `finished`
+ * at 34 the timer and the speed of light) went to the end of the line. */
 const khost__column khost__columns[] = {
     {.name = "case", .read = row_case, .json = "case", .csv = {"case", 1}},
     {.name = "op", .read = row_op, .json = "op", .csv = {"op", 2}},
@@ -121,7 +130,7 @@ const khost__column khost__columns[] = {
      .read = row_variant,
      .json = "variant",
      .csv = {"variant", 30},
-     .table = {"variant", 14},
+     .table = {"variant", 15},
      .show = KHOST__SHOW_IF_ANY},
     {.name = "status", .read = row_status, .json = "status", .csv = {"status", 6}, .table = {"status", 3}},
     {.name = "message", .read = row_message, .json = "message", .csv = {"message", 7}},
@@ -214,6 +223,11 @@ const khost__column khost__columns[] = {
      .json = "time.noise_pct",
      .csv = {"noise_pct", 22},
      .table = {"noise", 8}},
+    {.name = "timer",
+     .needs = KHOST__NEEDS_TIMING,
+     .read = row_timer,
+     .json = "time.timer",
+     .csv = {"timer", 35}},
     {.name = "sm_mhz",
      .format = KHOST__FORMAT_MHZ,
      .needs = KHOST__NEEDS_TIMING,
@@ -265,12 +279,24 @@ const khost__column khost__columns[] = {
      .csv = {"peak_fraction", 27},
      .table = {"%peak", 12},
      .show = KHOST__SHOW_IF_PEAK},
+    {.name = "sol_s",
+     .format = KHOST__FORMAT_SECONDS,
+     .read = row_sol,
+     .json = "sol_s",
+     .csv = {"sol_s", 36}},
+    {.name = "sol_fraction",
+     .format = KHOST__FORMAT_FRACTION,
+     .read = row_sol_fraction,
+     .json = "sol_fraction",
+     .csv = {"sol_fraction", 37},
+     .table = {"%sol", 13},
+     .show = KHOST__SHOW_IF_ANY},
     {.name = "speedup",
      .format = KHOST__FORMAT_RATIO,
      .read = row_speedup,
      .json = "speedup",
      .csv = {"speedup", 28},
-     .table = {"speedup", 13}},
+     .table = {"speedup", 14}},
     {.name = "is_baseline",
      .format = KHOST__FORMAT_FLAG,
      .read = row_is_baseline,

@@ -60,6 +60,9 @@ static void field(line *l, const khost__column *c, const khost__row *r)
 }
 
 #define FINISHED_TITLE "finished"
+/* The run's column, at the place it had when it was the last: the rows'
+ * columns added since come after it, as places only grow. */
+#define FINISHED_AT 34
 
 static int finish_line(FILE *f, khost__err *err)
 {
@@ -73,20 +76,40 @@ int khost__csv_write_header(FILE *out, khost__err *err)
 {
   const khost__column *columns[KHOST__MAX_COLUMNS];
   int n = khost__columns_placed(KHOST__IN_CSV, columns);
-  for (int k = 0; k < n; k++) fprintf(out, "%s,", columns[k]->csv.title);
-  /* The run's and not a row's: the column list holds rows' values only. */
-  fputs(FINISHED_TITLE, out);
+  line l = {out, 0};
+  for (int k = 0; k <= n; k++) {
+    /* The run's and not a row's: the column list holds rows' values only. */
+    if (k == n || columns[k]->csv.at > FINISHED_AT) {
+      if (l.nfields == FINISHED_AT - 1) separate(&l), fputs(FINISHED_TITLE, out);
+      if (k == n) break;
+    }
+    separate(&l);
+    fputs(columns[k]->csv.title, out);
+  }
+  return finish_line(out, err);
+}
+
+/* One row's line; *finished_at gets the offset in out of its finished cell. */
+static int write_line(FILE *out, const khost__row *r, int finished, long *finished_at, khost__err *err)
+{
+  const khost__column *columns[KHOST__MAX_COLUMNS];
+  int n = khost__columns_placed(KHOST__IN_CSV, columns);
+  line l = {out, 0};
+  for (int k = 0; k <= n; k++) {
+    if ((k == n || columns[k]->csv.at > FINISHED_AT) && l.nfields == FINISHED_AT - 1) {
+      separate(&l);
+      *finished_at = ftell(out);
+      fputc(finished ? '1' : '0', out);
+    }
+    if (k < n) field(&l, columns[k], r);
+  }
   return finish_line(out, err);
 }
 
 int khost__csv_write_row(FILE *out, const khost__row *r, int finished, khost__err *err)
 {
-  const khost__column *columns[KHOST__MAX_COLUMNS];
-  int n = khost__columns_placed(KHOST__IN_CSV, columns);
-  line l = {out, 0};
-  for (int k = 0; k < n; k++) field(&l, columns[k], r);
-  fprintf(out, ",%d", finished != 0);
-  return finish_line(out, err);
+  long finished_at;
+  return write_line(out, r, finished, &finished_at, err);
 }
 
 struct khost__csv_writer {
@@ -130,9 +153,10 @@ int khost__csv_append(khost__csv_writer *w, const khost__row *row, khost__err *e
     w->capacity = capacity;
   }
   size_t at = w->size;
-  int rc = khost__csv_write_row(w->text, row, 0, err);
+  long finished_at = 0;
+  int rc = write_line(w->text, row, 0, &finished_at, err);
   if (rc != KHOST__OK) return rc;
-  w->flags[w->nrows++] = w->size - 2; /* "0\n" ends the line */
+  w->flags[w->nrows++] = (size_t)finished_at;
   return w->file.stream ? KHOST__OK
                         : khost__report_file_write_at(&w->file, at, w->lines + at, w->size - at, err);
 }

@@ -1,7 +1,8 @@
 /* The CSV report: a header line, then one line per row (RFC 4180), each written
  * as its row arrives so that a run killed early keeps every row it finished.
- * The last column, finished, is 0 until the run has run every case: the file
- * is then written whole again with 1 in it. A regular file is made as
+ * Column 34, finished (the last until the timer and speed-of-light columns came
+ * after it), is 0 until the run has run every case: the file is then written
+ * whole again with 1 in it. A regular file is made as
  * report_file.h says; a path that is not one (a pipe, a device) gets the whole
  * report at the end, when its finished is known. */
 #ifndef KHOST_CSV_H
@@ -35,7 +36,7 @@ void khost__csv_free(khost__csv_writer *w);
 /* Writes the header line to out (borrowed). */
 int khost__csv_write_header(FILE *out, khost__err *err);
 
-/* Writes one line for row to out (both borrowed), finished (0 or 1) last, and flushes it. */
+/* Writes one line for row to out (both borrowed), finished (0 or 1) in column 34, and flushes it. */
 int khost__csv_write_row(FILE *out, const khost__row *row, int finished, khost__err *err);
 
 #endif

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "csv.h"
+#include "cupti_timer.h"
 #include "discover.h"
 #include "dump.h"
 #include "exit_status.h"
@@ -55,6 +56,7 @@ static void describe_run(khost__run_info *info, const khost__options *o, const c
   info->ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
   snprintf(info->suite, sizeof info->suite, "%s", suite_path);
   snprintf(info->command, sizeof info->command, "%s", o->command_line);
+  snprintf(info->timer, sizeof info->timer, "%s", khost__timer_name(o->timer));
   time_t now = time(NULL);
   strftime(info->date, sizeof info->date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
   khost__text_clean_run_info(info);
@@ -176,6 +178,14 @@ static void warn_failures(const khost__registry *reg)
             khost__load_stage_name(reg->failures[i].stage), reg->failures[i].reason);
 }
 
+/* --timer cupti needs libcupti: without it, the run would time nothing as asked. */
+static int check_timer(const khost__options *o, khost__err *err)
+{
+  char why[768];
+  if (o->timer != KHOST__TIMER_CUPTI || khost__cupti_loadable(why, sizeof why)) return KHOST__OK;
+  return khost__errorf(err, KHOST__E_CONFIG, "--timer cupti: %s", why);
+}
+
 /* Suite, checks and reports; returns the exit status. */
 static int run(const khost__options *o, const khost__registry *reg, khost__err *err)
 {
@@ -188,6 +198,7 @@ static int run(const khost__options *o, const khost__registry *reg, khost__err *
   if (rc == KHOST__OK) rc = khost__suite_filter(&suite, o->ops, o->cases, err);
   if (rc == KHOST__OK) rc = khost__runner_validate(o, reg, &suite, err);
   if (rc == KHOST__OK) rc = khost__dump_prepare(o, err);
+  if (rc == KHOST__OK) rc = check_timer(o, err);
   if (rc != KHOST__OK) goto out;
   describe_run(&r.info, o, path);
   if ((rc = open_reports(&r, o, err)) != KHOST__OK) goto out_reports;

@@ -26,6 +26,7 @@ typedef struct khost__run_info {
   char command[1024];
   char date[32];       /* ISO 8601 */
   double empty_call_s; /* an empty kernel timed as the run's calls are, 0 when not measured */
+  char timer[8];       /* --timer: what times the CUDA samples, "events" or "cupti" */
 } khost__run_info;
 
 #define KHOST__SUMMARY_MAX_BACKENDS 64

@@ -47,9 +47,10 @@ Test(columns, names_json_paths_csv_headers_and_table_titles_are_unique)
   }
 }
 
-/* A report's places run 1, 2, ... with no gap and no place taken twice, and a
- * column has a place exactly where it has a title. */
-static void expect_places(const char *report, khost__place (*of)(const khost__column *))
+/* A report's places run 1, 2, ... with no gap and no place taken twice, but for
+ * the place `reserved` (0: none) which no row's column takes, and a column has
+ * a place exactly where it has a title. */
+static void expect_places(const char *report, khost__place (*of)(const khost__column *), int reserved)
 {
   int titled = 0;
   for (int i = 0; i < khost__ncolumns; i++) {
@@ -58,10 +59,10 @@ static void expect_places(const char *report, khost__place (*of)(const khost__co
     cr_expect_eq(p.title != NULL, p.at > 0, "%s: %s has a title or a place without the other", report,
                  khost__columns[i].name);
   }
-  for (int at = 1; at <= titled; at++) {
+  for (int at = 1; at <= titled + (reserved > 0); at++) {
     int holders = 0;
     for (int i = 0; i < khost__ncolumns; i++) holders += of(&khost__columns[i]).at == at;
-    cr_expect_eq(holders, 1, "%s: %d columns at place %d", report, holders, at);
+    cr_expect_eq(holders, at != reserved, "%s: %d columns at place %d", report, holders, at);
   }
 }
 
@@ -75,10 +76,12 @@ static khost__place table_place(const khost__column *c)
   return c->table;
 }
 
+/* The CSV's place 34 is the run's finished column (core/csv.c), which the rows'
+ * timer and speed-of-light columns came after. */
 Test(columns, csv_and_table_places_count_from_one_without_gaps)
 {
-  expect_places("CSV", csv_place);
-  expect_places("table", table_place);
+  expect_places("CSV", csv_place, 34);
+  expect_places("table", table_place, 0);
 }
 
 /* Only the JSON can hold a list of mismatches. */

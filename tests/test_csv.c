@@ -59,8 +59,10 @@ static khost__row sample_row(void)
           {.status = KHOST__ROW_PASS,
            .variant = "reduce_rows<tpr=8,nv=8,words>",
            .check = {.count = 7, .max_abs = 0.00025},
-           .time = {.samples = 30, .median = 0.00125, .sm_mhz = 1755, .throttled = 2, .sm_mhz_min = 1740}},
-      .derived = {.gbps = 0.0003696, .speedup = 2.5},
+           .time = {.samples = 30, .median = 0.00125, .sm_mhz = 1755, .throttled = 2, .sm_mhz_min = 1740},
+           .timer = "cupti",
+           .sol_s = 0.001},
+      .derived = {.gbps = 0.0003696, .speedup = 2.5, .sol_fraction = 0.8},
   };
 }
 
@@ -127,12 +129,13 @@ Test(csv, header_names_every_field)
 {
   khost__row row = sample_row();
   char *text = render(&row);
-  /* The whole header, in order: readers index columns by place, and places only grow. */
+  /* The whole header, in order: readers index columns by place, and places only
+   * grow, so the run's finished stays at 34 with the rows' later columns after it. */
   const char *header =
       "case,op,params,backend,device,status,message,atol,rtol,count,mismatches,unwritten,"
       "max_abs,max_rel,mean_abs,samples,median_s,mean_s,min_s,max_s,stddev_s,noise_pct,flops,"
       "bytes,gbps,tflops,peak_fraction,speedup,is_baseline,variant,sm_mhz,throttled,"
-      "sm_mhz_min,finished\n";
+      "sm_mhz_min,finished,timer,sol_s,sol_fraction\n";
   cr_expect_eq(strncmp(text, header, strlen(header)), 0, "%s", text);
   struct {
     const char *column, *value;
@@ -154,6 +157,9 @@ Test(csv, header_names_every_field)
       {"throttled", "2"},
       {"sm_mhz_min", "1740"},
       {"finished", "0"},
+      {"timer", "cupti"},
+      {"sol_s", "0.001"},
+      {"sol_fraction", "0.8"},
   };
   for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++) {
     char value[600];
@@ -170,9 +176,10 @@ Test(csv, missing_values_are_empty_fields)
   row.measured.check.count = 0;
   row.measured.time.samples = 0;
   row.derived.speedup = 0;
+  row.derived.sol_fraction = 0;
   char *text = render(&row);
-  const char *empty[] = {"max_abs",       "median_s", "noise_pct", "gbps",      "tflops",
-                         "peak_fraction", "speedup",  "sm_mhz",    "sm_mhz_min"};
+  const char *empty[] = {"max_abs", "median_s", "noise_pct",  "gbps",  "tflops",      "peak_fraction",
+                         "speedup", "sm_mhz",   "sm_mhz_min", "timer", "sol_fraction"};
   for (size_t i = 0; i < sizeof empty / sizeof empty[0]; i++) {
     char value[600];
     cr_expect_str_eq(value_of(text, empty[i], value, sizeof value), "", "%s", empty[i]);
@@ -180,6 +187,8 @@ Test(csv, missing_values_are_empty_fields)
   char value[600];
   cr_expect_str_eq(value_of(text, "status", value, sizeof value), "TIMEOUT");
   cr_expect_str_eq(value_of(text, "samples", value, sizeof value), "0");
+  /* The case's, measured whether or not this row was timed. */
+  cr_expect_str_eq(value_of(text, "sol_s", value, sizeof value), "0.001");
   free(text);
 }
 
@@ -206,17 +215,20 @@ static void make_dir(void)
   scratch_dir_path(path, sizeof path, "rows.csv");
 }
 
-/* The lines of the file at path, and the last field of line i (0 the header) in last. */
-static int read_lines(char last[][16], int max)
+/* The lines of the file at path, and field 34 (finished's place) of line i (0 the header) in finished. */
+static int read_lines(char finished[][16], int max)
 {
   char line[2048];
   int n = 0;
   FILE *in = fopen(path, "r");
   cr_assert_not_null(in);
   while (fgets(line, sizeof line, in) && n < max) {
-    line[strcspn(line, "\n")] = '\0';
-    const char *comma = strrchr(line, ',');
-    snprintf(last[n++], sizeof last[0], "%.15s", comma ? comma + 1 : line);
+    char *fields[MAX_FIELDS];
+    const char *p = line;
+    int nfields = parse_record(&p, fields);
+    cr_assert_geq(nfields, 34, "%s", line);
+    snprintf(finished[n++], sizeof finished[0], "%.15s", fields[33]);
+    for (int i = 0; i < nfields; i++) free(fields[i]);
   }
   fclose(in);
   return n;
