@@ -4,7 +4,9 @@
 Prints each timed row's medians, their relative difference, and a label:
 SAME when the difference is within both runs' noise (or --tolerance), else FAST or SLOW; a row
 whose kernel named a different implementation in each run (khost's variant) says which, and one
-whose median SM clock moved by more than 1% says so (its time moved with the clock, not the code).
+whose median SM clock moved by more than 1% says so (its time moved with the clock, not the code),
+and one timed by another timer in each run (events or cupti: khost's --timer) says which. Each row
+also shows its %sol in each run: the case's speed of light over the row's median.
 Usage: tools/compare.py BEFORE.json AFTER.json [--min-us 20] [--tolerance 1.0]
 Rows that passed before and did not after (another status, or missing) are listed as LOST.
 Exit status 1 when any compared row differs by more than --tolerance percent, or a row was lost;
@@ -37,7 +39,8 @@ def timed_rows(rows):
         t = r.get("time") or {}
         if r.get("status") == "PASS" and t.get("median_s"):
             # Reports before plugin ABI 1.1 have no variant.
-            timed[key] = dict(t, variant=r.get("variant"))
+            # Reports before the speed of light (and its timer column) have neither: None.
+            timed[key] = dict(t, variant=r.get("variant"), sol_fraction=r.get("sol_fraction"))
     return timed
 
 
@@ -49,6 +52,10 @@ def lost_rows(before, after):
         if r.get("status") == "PASS" and (now is None or now.get("status") != "PASS"):
             lost.append((key, now.get("status") if now else "missing", (now or {}).get("message", "")))
     return lost
+
+
+def percent(fraction):
+    return "-" if fraction is None else f"{100 * fraction:.1f}%"
 
 
 def main():
@@ -65,7 +72,7 @@ def main():
         return 2
     before, after = timed_rows(all_before), timed_rows(all_after)
     worst, differ, compared = 0.0, 0, 0
-    print(f"{'case':36} {'backend':12} {'dev':4} {'before':>10} {'after':>10} {'diff %':>8}  label")
+    print(f"{'case':36} {'backend':12} {'dev':4} {'before':>10} {'after':>10} {'diff %':>8} {'%sol':>15}  label")
     for key in sorted(before.keys() & after.keys()):
         b, c = before[key]["median_s"], after[key]["median_s"]
         if min(b, c) * 1e6 < a.min_us:
@@ -84,7 +91,11 @@ def main():
         clocks = before[key].get("sm_mhz"), after[key].get("sm_mhz")
         if all(clocks) and abs(clocks[1] - clocks[0]) > 0.01 * clocks[0]:
             label += f" (SM clock {clocks[0]:.0f} -> {clocks[1]:.0f} MHz)"
-        print(f"{key[0]:36} {key[1]:12} {key[2]:4} {b*1e6:9.2f}u {c*1e6:9.2f}u {diff:+8.2f}  {label}")
+        timers = before[key].get("timer"), after[key].get("timer")
+        if all(timers) and timers[0] != timers[1]:
+            label += f" (timer {timers[0]} -> {timers[1]})"
+        sol = " -> ".join(percent(x[key]["sol_fraction"]) for x in (before, after))
+        print(f"{key[0]:36} {key[1]:12} {key[2]:4} {b*1e6:9.2f}u {c*1e6:9.2f}u {diff:+8.2f} {sol:>15}  {label}")
     lost = lost_rows(all_before, all_after)
     for key, status, message in lost:
         print(f"{key[0]:36} {key[1]:12} {key[2]:4} LOST: PASS -> {status} {message[:80]}")
