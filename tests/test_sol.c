@@ -25,33 +25,26 @@ static void expect_split(const khost__case *c, double read, double written)
   cr_expect_eq(r + w, c->op->bytes(c), "%s", c->op->name);
 }
 
-Test(sol, copy_transpose_reads_and_writes_the_matrix)
+/* Each op: copy_transpose and softmax read and write the matrix, reduce_sum
+ * writes a value a row, nvfp4_gemv reads the fp4 matrix and vector and one set
+ * of scales (the swizzled ones stand in for the plain) per batch, fp16 out. */
+Test(sol, each_op_writes_its_outputs_and_reads_the_rest_of_its_bytes)
 {
-  const char *k[] = {"m", "n", "dtype"}, *v[] = {"64", "100", "fp16"};
-  khost__case c = make_case("copy_transpose", k, v, 3);
-  expect_split(&c, 64 * 100 * 2, 64 * 100 * 2);
-}
-
-Test(sol, reduce_sum_reads_the_matrix_and_writes_a_value_per_row)
-{
-  const char *k[] = {"m", "n", "dtype"}, *v[] = {"7", "33", "bf16"};
-  khost__case c = make_case("reduce_sum", k, v, 3);
-  expect_split(&c, 7 * 33 * 2, 7 * 2);
-}
-
-Test(sol, softmax_reads_and_writes_the_matrix)
-{
-  const char *k[] = {"m", "n", "dtype"}, *v[] = {"8", "4096", "fp32"};
-  khost__case c = make_case("softmax_online", k, v, 3);
-  expect_split(&c, 8 * 4096 * 4, 8 * 4096 * 4);
-}
-
-/* The fp4 matrix and vector and one set of scales (the swizzled ones stand in
- * for the plain), per batch; fp16 out. */
-Test(sol, nvfp4_gemv_reads_one_set_of_scales)
-{
-  const char *k[] = {"m", "k", "l"}, *v[] = {"128", "256", "2"};
-  khost__case c = make_case("nvfp4_gemv", k, v, 3);
-  double per_batch = 128 * 256 / 2 + 128 * 256 / 16 + 256 / 2 + 256 / 16;
-  expect_split(&c, 2 * per_batch, 2 * 128 * 2);
+  static const struct {
+    const char *op, *keys[3], *values[3];
+    double read, written;
+  } cases[] = {
+      {"copy_transpose", {"m", "n", "dtype"}, {"64", "100", "fp16"}, 64 * 100 * 2, 64 * 100 * 2},
+      {"reduce_sum", {"m", "n", "dtype"}, {"7", "33", "bf16"}, 7 * 33 * 2, 7 * 2},
+      {"softmax_online", {"m", "n", "dtype"}, {"8", "4096", "fp32"}, 8 * 4096 * 4, 8 * 4096 * 4},
+      {"nvfp4_gemv",
+       {"m", "k", "l"},
+       {"128", "256", "2"},
+       2 * (128 * 256 / 2 + 128 * 256 / 16 + 256 / 2 + 256 / 16),
+       2 * 128 * 2},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    khost__case c = make_case(cases[i].op, cases[i].keys, cases[i].values, 3);
+    expect_split(&c, cases[i].read, cases[i].written);
+  }
 }
