@@ -127,12 +127,14 @@ void khost__cli_usage(FILE *out)
   }
   fprintf(out, "\nExit status: 0 all passed or skipped with a reason, 1 a result failed or errored,\n"
                "2 usage or configuration error. Environment: KHOST_PLUGIN_PATH, KHOST_SUITE_PATH,\n"
-               "KHOST_CUPTI_LIBRARY.\n");
+               "KHOST_CUPTI_LIBRARY.\n"
+               "\nReports read back (each with --help): khost report RUN.json [BASE.json] -o FILE,\n"
+               "khost compare RUN.json BASE.json.\n");
 }
 
 /* 0666 less the umask: what a file created now gets. Read before any plugin is
  * loaded, whose code may change the umask. */
-static mode_t report_mode(void)
+mode_t khost__cli_report_mode(void)
 {
   mode_t mask = umask(0);
   umask(mask);
@@ -154,7 +156,7 @@ static void defaults(khost__options *o)
   o->throttle_pct = 75;
   o->timeout_s = 60.0;
   o->trials = 1;
-  o->report_mode = report_mode();
+  o->report_mode = khost__cli_report_mode();
 }
 
 static int parse_int(const char *flag_name, const char *s, int lo, int hi, int *out, khost__err *err)
@@ -169,9 +171,8 @@ static int parse_int(const char *flag_name, const char *s, int lo, int hi, int *
   return KHOST__OK;
 }
 
-/* hi is INFINITY where only lo bounds the flag. */
-static int parse_double(const char *flag_name, const char *s, double lo, double hi, double *out,
-                        khost__err *err)
+int khost__cli_parse_number(const char *flag_name, const char *s, double lo, double hi, double *out,
+                            khost__err *err)
 {
   char *end;
   errno = 0;
@@ -241,15 +242,15 @@ static int apply(int id, const char *v, khost__options *o, khost__err *err)
   case OPT_TIMER: return parse_timer(v, o, err);
   case OPT_DEVICE: return parse_int("device", v, 0, 1023, &o->device, err);
   case OPT_THREADS: return parse_int("threads", v, 1, 4096, &o->threads, err);
-  case OPT_WARMUP: return parse_double("warmup", v, 0, INFINITY, &o->warmup_s, err);
+  case OPT_WARMUP: return khost__cli_parse_number("warmup", v, 0, INFINITY, &o->warmup_s, err);
   case OPT_MIN_SAMPLES: return parse_int("min-samples", v, 1, 1000000, &o->min_samples, err);
-  case OPT_MIN_TIME: return parse_double("min-time", v, 0, INFINITY, &o->min_time_s, err);
-  case OPT_MAX_NOISE: return parse_double("max-noise", v, 0, INFINITY, &o->max_noise_pct, err);
-  case OPT_MAX_TIME: return parse_double("max-time", v, 0, INFINITY, &o->max_time_s, err);
-  case OPT_THROTTLE: return parse_double("throttle", v, 0, 100, &o->throttle_pct, err);
+  case OPT_MIN_TIME: return khost__cli_parse_number("min-time", v, 0, INFINITY, &o->min_time_s, err);
+  case OPT_MAX_NOISE: return khost__cli_parse_number("max-noise", v, 0, INFINITY, &o->max_noise_pct, err);
+  case OPT_MAX_TIME: return khost__cli_parse_number("max-time", v, 0, INFINITY, &o->max_time_s, err);
+  case OPT_THROTTLE: return khost__cli_parse_number("throttle", v, 0, 100, &o->throttle_pct, err);
   case OPT_TRIALS: return parse_int("trials", v, 1, 1000, &o->trials, err);
   /* A day at most: the worker's poll takes the time left in int milliseconds. */
-  case OPT_TIMEOUT: return parse_double("timeout", v, 0.001, 86400, &o->timeout_s, err);
+  case OPT_TIMEOUT: return khost__cli_parse_number("timeout", v, 0.001, 86400, &o->timeout_s, err);
   case OPT_HELP: o->help = 1; break;
   case OPT_VERSION: o->version = 1; break;
   }

@@ -1,7 +1,11 @@
 #include "columns.h"
 
+#include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
+
+#include "report.h"
 
 static int text(khost__value *v, const char *s, size_t size)
 {
@@ -335,4 +339,30 @@ int khost__columns_placed(khost__placement in, const khost__column **out)
     for (int i = 0; i < khost__ncolumns; i++)
       if (place(&khost__columns[i], in) == at) out[n++] = &khost__columns[i];
   return n;
+}
+
+/* Three significant digits, without an exponent from 1 up: 3012 GB/s reads better than 3.01e+03. */
+static void three_digits(char *cell, size_t size, double v)
+{
+  if (v < 1)
+    snprintf(cell, size, "%.3g", v);
+  else
+    snprintf(cell, size, "%.*f", v >= 100 ? 0 : v >= 10 ? 1 : 2, v);
+}
+
+void khost__column_format(khost__format format, const khost__value *v, char *cell, size_t size)
+{
+  switch (format) {
+  case KHOST__FORMAT_TEXT: snprintf(cell, size, "%.*s", (int)strnlen(v->text, v->size), v->text); break;
+  case KHOST__FORMAT_COUNT:
+  case KHOST__FORMAT_FLAG: snprintf(cell, size, "%" PRIu64, v->count); break;
+  case KHOST__FORMAT_ERROR: snprintf(cell, size, "%.3g", v->number); break;
+  case KHOST__FORMAT_SECONDS: khost__format_seconds(v->number, cell, size); break;
+  case KHOST__FORMAT_PERCENT: snprintf(cell, size, "%.1f%%", v->number); break;
+  case KHOST__FORMAT_FRACTION: snprintf(cell, size, "%.1f%%", 100 * v->number); break;
+  case KHOST__FORMAT_MHZ: snprintf(cell, size, "%.0f", v->number); break;
+  case KHOST__FORMAT_RATE: three_digits(cell, size, v->number); break;
+  case KHOST__FORMAT_RATIO: snprintf(cell, size, "%.2fx", v->number); break;
+  default: snprintf(cell, size, "%.15g", v->number); break; /* a plain number, as the CSV has it */
+  }
 }

@@ -86,6 +86,11 @@ int khost__column_read(const khost__column *c, const khost__row *row, khost__val
 /* 1 when row has the part of the measurement c needs (it was checked, or timed). */
 int khost__column_measured(const khost__column *c, const khost__row *row);
 
+/* Writes v as the table shows a value of format into cell (size bytes): "61.7%",
+ * "3.25x", "12.3 us". The HTML report formats the JSON's numbers with it too, so
+ * that both show the same digits. */
+void khost__column_format(khost__format format, const khost__value *v, char *cell, size_t size);
+
 /* The reports whose columns have places. */
 typedef enum { KHOST__IN_CSV, KHOST__IN_TABLE } khost__placement;
 

@@ -18,6 +18,7 @@
 #include "runner.h"
 #include "standard_fds.h"
 #include "start_folder.h"
+#include "subcommand.h"
 #include "table.h"
 #include "text.h"
 
@@ -235,6 +236,8 @@ int main(int argc, char **argv)
     goto fail;
   }
   khost__start_folder_note();
+  /* compare and report read reports and load no plugin. */
+  if (khost__subcommand_main(argc, argv, &status)) return status;
   if (khost__cli_parse(argc, argv, &o, &err) != KHOST__OK) goto fail;
   if (o.help) return khost__cli_usage(stdout), KHOST__EXIT_PASS;
   if (o.version)

@@ -34,32 +34,6 @@ typedef struct row_layout {
   layout l;
 } row_layout;
 
-/* Three significant digits, without an exponent from 1 up: 3012 GB/s reads better than 3.01e+03. */
-static void three_digits(char *cell, double v)
-{
-  if (v < 1)
-    snprintf(cell, CELL, "%.3g", v);
-  else
-    snprintf(cell, CELL, "%.*f", v >= 100 ? 0 : v >= 10 ? 1 : 2, v);
-}
-
-static void format_cell(khost__format format, const khost__value *v, char *cell)
-{
-  switch (format) {
-  case KHOST__FORMAT_TEXT: snprintf(cell, CELL, "%.*s", (int)strnlen(v->text, v->size), v->text); break;
-  case KHOST__FORMAT_COUNT:
-  case KHOST__FORMAT_FLAG: snprintf(cell, CELL, "%" PRIu64, v->count); break;
-  case KHOST__FORMAT_ERROR: snprintf(cell, CELL, "%.3g", v->number); break;
-  case KHOST__FORMAT_SECONDS: khost__format_seconds(v->number, cell, CELL); break;
-  case KHOST__FORMAT_PERCENT: snprintf(cell, CELL, "%.1f%%", v->number); break;
-  case KHOST__FORMAT_FRACTION: snprintf(cell, CELL, "%.1f%%", 100 * v->number); break;
-  case KHOST__FORMAT_MHZ: snprintf(cell, CELL, "%.0f", v->number); break;
-  case KHOST__FORMAT_RATE: three_digits(cell, v->number); break;
-  case KHOST__FORMAT_RATIO: snprintf(cell, CELL, "%.2fx", v->number); break;
-  default: snprintf(cell, CELL, "%.15g", v->number); break; /* a plain number, as the CSV has it */
-  }
-}
-
 /* A column of a part of the measurement the row lacks (never checked, never
  * timed) shows a dash, counts included. 1 when the cell holds a value. */
 static int fill_cell(const khost__column *col, const khost__row *r, char *cell)
@@ -67,7 +41,7 @@ static int fill_cell(const khost__column *col, const khost__row *r, char *cell)
   khost__value v;
   int has = khost__column_read(col, r, &v) && khost__column_measured(col, r);
   if (has)
-    format_cell(col->format, &v, cell);
+    khost__column_format(col->format, &v, cell, CELL);
   else
     strcpy(cell, "-");
   return has;

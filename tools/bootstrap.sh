@@ -8,9 +8,10 @@ CUTLASS_VERSION=4.2.0.0   # CuTe headers for plugins/cute (headers only, no deps
 TRITON_VERSION=3.6.0      # the Triton the kernels were tuned with; used only at build time
 NUMPY_VERSION=2.2.6
 
-# clang and libclang-rt-14-dev (libFuzzer's runtime, only recommended by clang) build tests/fuzz.
+# clang and libclang-rt-14-dev (libFuzzer's runtime, only recommended by clang) build tests/fuzz;
+# chromium renders khost report's pages headless in tests/report_browser.py.
 apt_packages=(build-essential pkg-config ninja-build libinih-dev libcriterion-dev libjansson-dev
-  python3 python3-pip python3-venv clang libclang-rt-14-dev)
+  python3 python3-pip python3-venv clang libclang-rt-14-dev chromium)
 
 missing=()
 for p in "${apt_packages[@]}"; do

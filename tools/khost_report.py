@@ -1,4 +1,4 @@
-"""Reading khost's JSON reports, shared by tools/compare.py and tools/perf-table.py."""
+"""Reading khost's JSON reports, for tools/perf-table.py (khost compare and khost report read them in C)."""
 import json
 
 
