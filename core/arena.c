@@ -35,7 +35,8 @@ size_t khost__arena_bytes(const khost__tensor_spec *spec)
   return khost__size_mul(chunks, slot, &total) ? SIZE_MAX : total;
 }
 
-void khost__arena_place(khost__arena *a, uint64_t seed, int number)
+/* Places a's chunks for (seed, number): a pure function of them. */
+static void place(khost__arena *a, uint64_t seed, int number)
 {
   uint32_t w[4];
   for (size_t i = 0; i < a->chunks; i++) a->by_address[i] = i;
@@ -73,7 +74,7 @@ int khost__arena_make(khost__arena *a, const khost__tensor_spec *spec, uint64_t 
   a->chunk_bytes = a->chunks ? spec->nbytes / a->chunks : 0;
   a->bytes = khost__arena_bytes(spec);
   int rc = allocate(a, err);
-  if (rc == KHOST__OK) khost__arena_place(a, seed, number);
+  if (rc == KHOST__OK) place(a, seed, number);
   return rc;
 }
 

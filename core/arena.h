@@ -37,9 +37,6 @@ size_t khost__arena_bytes(const khost__tensor_spec *spec);
 int khost__arena_make(khost__arena *a, const khost__tensor_spec *spec, uint64_t seed, int number,
                       khost__err *err);
 
-/* Places a's chunks again for (seed, number): a pure function of them. */
-void khost__arena_place(khost__arena *a, uint64_t seed, int number);
-
 /* A deep copy of src into *dst: 0 or KHOST__E_NOMEM. */
 int khost__arena_copy(khost__arena *dst, const khost__arena *src, khost__err *err);
 
