@@ -38,11 +38,6 @@ static void describe(khost__case_data *d)
   }
 }
 
-static size_t element_count(const khost__tensor_spec *spec)
-{
-  return spec->nbytes / (khost__dtype_bits(spec->dtype) / 8);
-}
-
 /* The host memory the case's own data takes: each input twice (generated, and
  * the guarded copy kernels read; an arena's elements once more while they are
  * placed), each reference output and its error bounds. */
@@ -54,7 +49,8 @@ static size_t host_bytes(const khost__op *op, const khost__tensor_set *set)
         2 * (khost__tensor_storage_bytes(&set->inputs[t]) + KHOST__GUARD_BYTES) +
         (set->inputs[t].chunk_dims ? set->inputs[t].nbytes : 0); /* an arena's elements, generated packed */
   for (int t = 0; t < set->noutputs; t++)
-    bytes += set->outputs[t].nbytes + (op->error_bound ? element_count(&set->outputs[t]) * sizeof(float) : 0);
+    bytes += set->outputs[t].nbytes +
+             (op->error_bound ? khost__tensor_elements(&set->outputs[t]) * sizeof(float) : 0);
   return bytes;
 }
 
@@ -63,7 +59,7 @@ static int compute_bounds(khost__case_data *d, khost__err *err)
 {
   const khost__op *op = d->c->op;
   for (int t = 0; t < d->set.noutputs && op->error_bound; t++) {
-    if (!d->bound[t] && !(d->bound[t] = malloc(element_count(&d->set.outputs[t]) * sizeof(float))))
+    if (!d->bound[t] && !(d->bound[t] = malloc(khost__tensor_elements(&d->set.outputs[t]) * sizeof(float))))
       return khost__errorf(err, KHOST__E_NOMEM, "out of memory for the error bounds of %s",
                            d->set.outputs[t].name);
     if (op->error_bound(d->c, (const void *const *)d->pristine, t, d->bound[t]) != KHOST__OK)

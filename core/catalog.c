@@ -147,6 +147,13 @@ size_t khost__tensor_storage_bytes(const khost__tensor_spec *t)
   return khost__arena_bytes(t);
 }
 
+size_t khost__tensor_elements(const khost__tensor_spec *t)
+{
+  size_t n = 1;
+  for (int d = 0; d < t->ndim; d++) n *= (size_t)t->shape[d];
+  return n;
+}
+
 /* ---- cases ---- */
 
 void khost__case_init(khost__case *c, const khost__op *op, const char *name)

@@ -83,6 +83,9 @@ void khost__tensor_spec_table(khost__tensor_spec *t, const char *name, const kho
  * the arena's size for an arena (core/arena.h), SIZE_MAX on overflow. */
 size_t khost__tensor_storage_bytes(const khost__tensor_spec *t);
 
+/* The elements of t's shape (of a validated case: the product does not overflow). */
+size_t khost__tensor_elements(const khost__tensor_spec *t);
+
 /* The tensors of a case. Plain value. */
 typedef struct khost__tensor_set {
   int ninputs, noutputs;

@@ -16,7 +16,6 @@
 
 #define DIM_MAX   (INT64_C(1) << 24)
 #define BLOCK_MAX (INT64_C(1) << 16) /* the oracle's block sums are exact up to 2^17 terms */
-#define E4M3_MAX  448.0
 
 /* The error model (tolerance below). */
 #define ACCUMULATOR_UNIT 0x1p-13 /* a tensor-core accumulator of 14 significant bits */
@@ -201,7 +200,7 @@ static block block_at(uint64_t seed, const side *s, int64_t bi, int64_t bk)
   /* The approximation is monotone to about 1e-9 (its seam at p = 0.97575), so an
    * element may exceed absmax by that much; the quantizer saturates it to 448. */
   float absmax = raw_value(largest, blk.factor);
-  blk.scale = (float)((double)absmax / E4M3_MAX);
+  blk.scale = (float)((double)absmax / KHOST__E4M3_MAX);
   return blk;
 }
 
