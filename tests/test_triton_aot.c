@@ -39,16 +39,9 @@ Test(triton_aot, descriptor_names_the_plugin_and_its_eight_ops)
   cr_assert_eq(p->abi_major, KHOST_ABI_MAJOR);
   cr_assert_str_eq(p->name, "triton_aot");
   cr_assert_str_eq(p->language, "triton");
-  cr_assert_eq(p->nkernels, 8);
-  const char *ops[] = {"nvfp4_gemv",
-                       "copy_transpose",
-                       "reduce_sum",
-                       "softmax_online",
-                       "kv_block_to_universal",
-                       "kv_universal_to_block",
-                       "kv_block_to_operational",
-                       "kv_operational_to_block"};
-  for (int i = 0; i < 8; i++) {
+  cr_assert_eq(p->nkernels, KHOST_TEST_GPU_OPS);
+  const char *const *ops = khost_test_gpu_ops();
+  for (int i = 0; i < KHOST_TEST_GPU_OPS; i++) {
     cr_assert_str_eq(p->kernels[i]->op, ops[i]);
     cr_assert_eq(p->kernels[i]->device_type, KHOST_DEVICE_CUDA);
     cr_assert_not_null(p->kernels[i]->supports);
@@ -215,10 +208,6 @@ Test(triton_aot, run_without_a_usable_driver_is_a_device_error)
             c.error);
 }
 
-static const char *const kv_ops[] = {"kv_block_to_universal", "kv_universal_to_block",
-                                     "kv_block_to_operational", "kv_operational_to_block"};
-static const khost_dtype E4M3 = {KHOST_DTYPE_FLOAT8_E4M3FN, 8, 1};
-
 /* Every KV shape of kv_correctness and the largest of kv_performance, in each dtype and
  * layout, has a variant. */
 Test(triton_aot, supports_every_kv_shape_of_the_suites)
@@ -226,15 +215,17 @@ Test(triton_aot, supports_every_kv_shape_of_the_suites)
   const khost_kv_dims shapes[] = {{3, 3, 2, 2, 4, 5},   {2, 2, 3, 2, 4, 3}, {1, 2, 1, 2, 3, 4},
                                   {4, 3, 2, 1, 5, 129}, {0, 3, 2, 2, 4, 5}, {4096, 1, 32, 2, 16, 128}};
   const khost_dtype types[] = {FP16, BF16, FP32, E4M3};
-  for (int o = 0; o < 4; o++)
+  for (int o = 0; o < KHOST_TEST_KV_OPS; o++) {
+    const char *kv_op = khost_test_kv_ops()[o];
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
       for (int t = 0; t < 4; t++)
         for (int layout = KHOST_KV_NHD; layout <= KHOST_KV_HND; layout++) {
           hand_call c;
-          hand_kv_call(&c, kv_ops[o], KHOST_DEVICE_CUDA, types[t], &shapes[s], layout);
-          cr_assert_eq(kernel(kv_ops[o])->supports(&c.in), KHOST_STATUS_OK, "%s shape %zu: %s", kv_ops[o], s,
+          hand_kv_call(&c, kv_op, KHOST_DEVICE_CUDA, types[t], &shapes[s], layout);
+          cr_assert_eq(kernel(kv_op)->supports(&c.in), KHOST_STATUS_OK, "%s shape %zu: %s", kv_op, s,
                        c.error);
         }
+  }
 }
 
 /* The 16-byte-vector variant of the element size where hd runs are whole vectors and the
@@ -251,14 +242,16 @@ Test(triton_aot, kv_ops_take_the_vector_variant_where_runs_are_whole_vectors)
                {&llama, FP32, "_b32_r16x128_w4"},         {&odd, FP16, "_b16_r32x32_w4_any"},
                {&odd, E4M3, "_b8_r32x32_w4_any"},         {&fp32_vector, FP32, "_b32_r16x128_w4"},
                {&fp32_vector, FP16, "_b16_r32x32_w4_any"}};
-  for (int o = 0; o < 4; o++)
+  for (int o = 0; o < KHOST_TEST_KV_OPS; o++) {
+    const char *kv_op = khost_test_kv_ops()[o];
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
       hand_call c;
       char name[96], want[96];
-      hand_kv_call(&c, kv_ops[o], KHOST_DEVICE_CUDA, cases[i].dtype, cases[i].dims, KHOST_KV_HND);
-      snprintf(want, sizeof want, "%s%s", kv_ops[o], cases[i].variant);
-      cr_expect_str_eq(khost_test_describe(kernel(kv_ops[o]), &c.in, name, sizeof name), want, "case %zu", i);
+      hand_kv_call(&c, kv_op, KHOST_DEVICE_CUDA, cases[i].dtype, cases[i].dims, KHOST_KV_HND);
+      snprintf(want, sizeof want, "%s%s", kv_op, cases[i].variant);
+      cr_expect_str_eq(khost_test_describe(kernel(kv_op), &c.in, name, sizeof name), want, "case %zu", i);
     }
+  }
 }
 
 Test(triton_aot, a_misaligned_kv_arena_takes_the_element_wise_variant)
@@ -296,12 +289,13 @@ Test(triton_aot, a_kv_call_of_an_unknown_layout_is_invalid)
 Test(triton_aot, kv_runs_nothing_for_no_blocks_and_fail_cleanly_without_a_driver)
 {
   const khost_kv_dims none = {0, 3, 2, 2, 4, 5}, some = {3, 3, 2, 2, 4, 5};
-  for (int o = 0; o < 4; o++) {
+  for (int o = 0; o < KHOST_TEST_KV_OPS; o++) {
+    const char *kv_op = khost_test_kv_ops()[o];
     hand_call c;
-    hand_kv_call(&c, kv_ops[o], KHOST_DEVICE_CUDA, BF16, &none, KHOST_KV_NHD);
-    cr_assert_eq(kernel(kv_ops[o])->run(&c.in), KHOST_STATUS_OK, "%s: %s", kv_ops[o], c.error);
-    hand_kv_call(&c, kv_ops[o], KHOST_DEVICE_CUDA, BF16, &some, KHOST_KV_NHD);
-    cr_assert_eq(kernel(kv_ops[o])->run(&c.in), KHOST_STATUS_DEVICE_ERROR, "%s: %s", kv_ops[o], c.error);
+    hand_kv_call(&c, kv_op, KHOST_DEVICE_CUDA, BF16, &none, KHOST_KV_NHD);
+    cr_assert_eq(kernel(kv_op)->run(&c.in), KHOST_STATUS_OK, "%s: %s", kv_op, c.error);
+    hand_kv_call(&c, kv_op, KHOST_DEVICE_CUDA, BF16, &some, KHOST_KV_NHD);
+    cr_assert_eq(kernel(kv_op)->run(&c.in), KHOST_STATUS_DEVICE_ERROR, "%s: %s", kv_op, c.error);
     cr_assert(strstr(c.error, ".c:"), "no file:line in \"%s\"", c.error);
   }
 }

@@ -160,8 +160,6 @@ Test(vendor, fp8_gemm_refuses_malformed_calls_before_anything_else)
                "a host tensor, even in a declined shape");
 }
 
-static const khost_dtype E4M3 = {KHOST_DTYPE_FLOAT8_E4M3FN, 8, 1};
-
 /* The operational ops are one batch of flat chunk copies: supported, and described with
  * the copies and the read-back of the tables the batch needs on the host. */
 Test(vendor, kv_flat_ops_are_a_batch_of_chunk_copies)

@@ -16,6 +16,8 @@ static const khost_dtype FP16 = {KHOST_DTYPE_FLOAT, 16, 1};
 static const khost_dtype BF16 = {KHOST_DTYPE_BFLOAT, 16, 1};
 static const khost_dtype FP32 = {KHOST_DTYPE_FLOAT, 32, 1};
 static const khost_dtype FP64 = {KHOST_DTYPE_FLOAT, 64, 1};
+/* The fp8 type the KV-cache ops also take (copied as bits). */
+static const khost_dtype E4M3 = {KHOST_DTYPE_FLOAT8_E4M3FN, 8, 1};
 
 #define HAND_MAX_TENSORS 8
 #define HAND_FAKE_BASE   ((uintptr_t)0x7f0000000000)
