@@ -57,9 +57,17 @@ kv_map map_of(const khost__kv_call &call)
 }
 
 /* The first element of chunk (l, o) in its block. */
-__device__ __forceinline__ int64_t block_base(const kv_map &m, int64_t l, int64_t o)
+__host__ __device__ __forceinline__ int64_t block_base(const kv_map &m, int64_t l, int64_t o)
 {
   return m.permute ? khost_kv_universal_index(&m.k, 0, l, o, 0, 0) : khost_kv_operational_index(&m.k, l, o);
+}
+
+/* Where a chunk's units of `lanes` elements, in chunk order, lie in its block, past block_base. */
+__host__ __device__ __forceinline__ auto block_layout(const kv_map &m, int64_t lanes)
+{
+  using namespace cute;
+  return make_layout(make_shape(m.k.hd / lanes, m.mid, m.outer),
+                     make_stride(Int<1>{}, m.mid_stride / lanes, m.outer_stride / lanes));
 }
 
 /* One chunk in units of Word, each `lanes` elements: chunk[i] <-> block[layout(i)]. The
@@ -70,10 +78,8 @@ __device__ __forceinline__ int64_t block_base(const kv_map &m, int64_t l, int64_
 template <class Word>
 __device__ __forceinline__ void copy_chunk(const kv_map &m, Word *chunk, Word *block, int64_t lanes)
 {
-  using namespace cute;
-  auto layout = make_layout(make_shape(m.k.hd / lanes, m.mid, m.outer),
-                            make_stride(Int<1>{}, m.mid_stride / lanes, m.outer_stride / lanes));
-  int64_t n = size(layout);
+  auto layout = block_layout(m, lanes);
+  int64_t n = cute::size(layout);
   for (int64_t first = threadIdx.x; first < n; first += THREADS * UNROLL) {
     Word v[UNROLL];
     Word *to[UNROLL];
