@@ -160,9 +160,10 @@ Test(vendor, fp8_gemm_refuses_malformed_calls_before_anything_else)
                "a host tensor, even in a declined shape");
 }
 
-/* The operational ops are one batch of flat chunk copies: supported, and described with
- * the copies and the read-back of the tables the batch needs on the host. */
-Test(vendor, kv_flat_ops_are_a_batch_of_chunk_copies)
+/* The operational ops are one batch of flat chunk copies, described with the copies and
+ * the read-back of the tables the batch needs on the host; declined (SKIP) for now, with
+ * the reason: khost's stream check would capture the batch, which cannot be captured. */
+Test(vendor, kv_flat_ops_are_a_batch_of_chunk_copies_declined_as_uncapturable)
 {
   const khost_kv_dims llama = {64, 8, 80, 2, 16, 128};
   const char *ops[] = {"kv_block_to_operational", "kv_operational_to_block"};
@@ -170,7 +171,9 @@ Test(vendor, kv_flat_ops_are_a_batch_of_chunk_copies)
     hand_call c;
     char name[96];
     hand_kv_call(&c, ops[o], KHOST_DEVICE_CUDA, BF16, &llama, KHOST_KV_NHD);
-    cr_expect_eq(kernel(ops[o])->supports(&c.in), KHOST_STATUS_OK, "%s: %s", ops[o], c.error);
+    cr_expect_eq(kernel(ops[o])->supports(&c.in), KHOST_STATUS_UNSUPPORTED, "%s: %s", ops[o], c.error);
+    cr_expect(strstr(c.error, "cannot be captured in a CUDA graph") || strstr(c.error, "needs 12.8"), "%s",
+              c.error);
     cr_expect_str_eq(khost_test_describe(kernel(ops[o]), &c.in, name, sizeof name),
                      "cudaMemcpyBatchAsync 10240 x 32768 B, tables read back first");
   }

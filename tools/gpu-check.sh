@@ -92,10 +92,8 @@ step smoke 0 "$build/khost" --suite smoke --json "$out/smoke.json"
 # fresh input sets (--trials) after timing, as a kernel wrong on some inputs only may pass one.
 step correctness 0 "$build/khost" --suite correctness --max-time 0.1 --trials 3 --json "$out/correctness.json"
 step gpumode 0 "$build/khost" --suite gpumode_nvfp4 --trials 3 --json "$out/gpumode.json"
-# The KV-cache conversions with every plugin: the reference's CPU and CUDA kernels, cute, triton_aot,
-# and vendor's cudaMemcpyBatchAsync for the operational ops (SKIP for the universal ones). Under the
-# stream check the vendor rows are expected to be ERROR today: the batch cannot be captured in a CUDA
-# graph (docs/VENDOR.md), so this step fails until khost can time a call it cannot capture.
+# The KV-cache conversions with every plugin: the reference's CPU and CUDA kernels, cute and
+# triton_aot; vendor's rows are declined SKIPs (cudaMemcpyBatchAsync cannot be captured, docs/VENDOR.md).
 step kv_correctness 0 "$build/khost" --suite kv_correctness --max-time 0.1 --trials 3 \
   --json "$out/kv_correctness.json"
 # The vendor libraries as the yardstick (cuBLASLt, CUB): every vendor row must pass, or the
