@@ -11,8 +11,8 @@
 namespace {
 
 /* nh, nl, no, nt, hd, nb */
-const int64_t shapes[][6] = {{3, 2, 2, 4, 5, 3},    {2, 3, 2, 4, 3, 2},    {2, 1, 2, 3, 4, 1},
-                             {3, 2, 1, 5, 129, 4},  {8, 80, 2, 16, 128, 1}, {1, 32, 2, 64, 128, 1}};
+const int64_t shapes[][6] = {{3, 2, 2, 4, 5, 3},   {2, 3, 2, 4, 3, 2},     {2, 1, 2, 3, 4, 1},
+                             {3, 2, 1, 5, 129, 4}, {8, 80, 2, 16, 128, 1}, {1, 32, 2, 64, 128, 1}};
 
 /* Element (t, h, d) of chunk (l, o): where a block holds it, by the issue's formulas. */
 int64_t expected(const khost__kv_call &call, int64_t l, int64_t o, int64_t t, int64_t h, int64_t d)
@@ -57,8 +57,9 @@ void check_every_shape(int permute)
         call.dims = {s[5], s[0], s[1], s[2], s[3], s[4]};
         call.layout = layout;
         call.permute = permute;
-        cr_expect_eq(misplaced(call, lanes), 0, "nh %lld nl %lld no %lld nt %lld hd %lld, layout %d, %lld lanes",
-                     (long long)s[0], (long long)s[1], (long long)s[2], (long long)s[3], (long long)s[4], layout,
+        cr_expect_eq(misplaced(call, lanes), 0,
+                     "nh %lld nl %lld no %lld nt %lld hd %lld, layout %d, %lld lanes", (long long)s[0],
+                     (long long)s[1], (long long)s[2], (long long)s[3], (long long)s[4], layout,
                      (long long)lanes);
       }
 }

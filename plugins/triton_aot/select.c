@@ -97,8 +97,7 @@ int khost__triton_programs_per_sm(const khost__triton_variant *v)
 
 const char *khost__triton_misfit(const khost__triton_variant *v, const khost__triton_shape *s, int size_only)
 {
-  if (v->dtype_bits != s->dtype_bits || (!size_only && v->dtype_code != s->dtype_code))
-    return WRONG_TYPE;
+  if (v->dtype_bits != s->dtype_bits || (!size_only && v->dtype_code != s->dtype_code)) return WRONG_TYPE;
   if (v->aligned && !s->aligned)
     return "needs 16-byte aligned pointers and rows of a multiple of 16 elements";
   return NULL;
