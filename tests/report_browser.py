@@ -168,6 +168,8 @@ def cpu_page():
     khost("--suite", "smoke", "--max-time", "0.005", "--warmup", "0", "--json", cpu_json)
     dom, _ = report_page("cpu_run", [cpu_json])
     check(not dom.find("p", "banner"), "cpu page: a finished run has a banner")
+    # The terminal table's columns: every row has a device ordinal, shown only for a run over several devices.
+    check("ordinal" not in [text for _, _, text in dom.find("th")], "cpu page: an ordinal column for one device")
 
 
 def gpu_page():
