@@ -2,7 +2,6 @@
 #include "cublaslt.h"
 
 #include <dlfcn.h>
-#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -13,7 +12,6 @@ static struct {
   bool found;
   khost__cublaslt api;
   char missing[200];
-  const char *path;
   cublasLtHandle_t handle;
   void (*releases[4])(void);
   int nreleases;
@@ -80,8 +78,6 @@ const khost__cublaslt *khost__cublaslt_open(void)
   void *handle = open_library();
   if (!handle) return NULL;
   lib.found = resolve_all(handle);
-  struct link_map *map = NULL;
-  if (lib.found && dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map) lib.path = map->l_name;
   if (lib.found) lib.missing[0] = '\0';
   /* A library without every entry point stays mapped: unloading one that ran its
    * constructors gains nothing, and the plugin never calls into it. */
@@ -91,11 +87,6 @@ const khost__cublaslt *khost__cublaslt_open(void)
 const char *khost__cublaslt_missing(void)
 {
   return lib.missing;
-}
-
-const char *khost__cublaslt_path(void)
-{
-  return lib.path ? lib.path : "";
 }
 
 int khost__cublaslt_fail(const khost_input *in, int status, const char *what, cublasStatus_t cublas)

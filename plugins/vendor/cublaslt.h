@@ -45,9 +45,6 @@ const khost__cublaslt *khost__cublaslt_open(void);
 /* "libcublasLt.so.13 not found: <dlerror>" after a failed open, else "". */
 const char *khost__cublaslt_missing(void);
 
-/* The file the library was loaded from, or "" when it was not. */
-const char *khost__cublaslt_path(void);
-
 /* The process's cuBLASLt handle, created on first use (that first use needs the
  * worker's CUDA device). KHOST_STATUS_OK, or a status and message in in->error. */
 int khost__cublaslt_handle(const khost_input *in, cublasLtHandle_t *handle);
