@@ -6,6 +6,14 @@
  * Skips when vendor is not built. */
 #include <criterion/criterion.h>
 #include <dlfcn.h>
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/lsan_interface.h>
+#define lsan_disable __lsan_disable
+#define lsan_enable  __lsan_enable
+#else
+#define lsan_disable()
+#define lsan_enable()
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,10 +116,18 @@ Test(vendor, description_names_cub_and_cublaslt_is_opened_at_its_first_use)
   if (!libdir || access(toolkit_copy, R_OK) != 0) cr_skip_test("no %s: no cuBLASLt to find", toolkit_copy);
   hand_call c;
   hand_gemm_call(&c, 64, 2112, 7168, 1, 128, 128);
-  /* Without a GPU the call fails later (no handle); the library is opened first. */
+  /* Without a GPU, supports() fails at cublasLtCreate (CUBLAS_STATUS_NOT_INITIALIZED), after
+   * opening the library; that failed create keeps 192 bytes of cuBLASLt's own, which
+   * LeakSanitizer would lay on this test. Only this call is exempt: it runs only here,
+   * as khost's workers reach no CUDA kernel's supports() without a device. */
+  lsan_disable();
   (void)gemm_kernel()->supports(&c.in);
-  cr_expect_not_null(dlopen("libcublasLt.so.13", RTLD_NOW | RTLD_NOLOAD),
-                     "the first fp8 call did not open it: %s", c.error);
+  lsan_enable();
+  void *opened = dlopen("libcublasLt.so.13", RTLD_NOW | RTLD_NOLOAD);
+  cr_expect_not_null(opened, "the first fp8 call did not open it: %s", c.error);
+  if (opened) dlclose(opened);
+  /* As khost does at the end of a run: the handle supports() may have made goes. */
+  khost_test_plugin(PLUGIN)->fini();
 }
 
 /* Each block shape without a cuBLASLt scale mode is a SKIP whose reason says why. */
