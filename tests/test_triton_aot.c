@@ -4,10 +4,13 @@
  * and a launch where no driver or no context exists, which must fail cleanly.
  * Tensors carry fake device addresses: nothing here dereferences them. */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "khost/ops.h"
+#include "khost/ops/fp8_block_gemm.h"
+#include "suite.h"
 #include "support/hand_call.h"
 #include "support/plugin_under_test.h"
 
@@ -31,16 +34,21 @@ static void gemv_call(hand_call *c, int64_t m, int64_t k, int64_t l)
   hand_gemv_call(c, KHOST_DEVICE_CUDA, m, k, l);
 }
 
-Test(triton_aot, descriptor_names_the_plugin_and_its_four_ops)
+static void fp8_call(hand_call *c, int64_t m, int64_t n, int64_t k, int64_t qm, int64_t qn, int64_t qk)
+{
+  hand_fp8_gemm_call(c, KHOST_DEVICE_CUDA, m, n, k, qm, qn, qk);
+}
+
+Test(triton_aot, descriptor_names_the_plugin_and_its_five_ops)
 {
   const khost_plugin *p = load_plugin();
   cr_assert_eq(p->magic, KHOST_PLUGIN_MAGIC);
   cr_assert_eq(p->abi_major, KHOST_ABI_MAJOR);
   cr_assert_str_eq(p->name, "triton_aot");
   cr_assert_str_eq(p->language, "triton");
-  cr_assert_eq(p->nkernels, 4);
-  const char *ops[] = {"nvfp4_gemv", "copy_transpose", "reduce_sum", "softmax_online"};
-  for (int i = 0; i < 4; i++) {
+  cr_assert_eq(p->nkernels, 5);
+  const char *ops[] = {"nvfp4_gemv", "copy_transpose", "reduce_sum", "softmax_online", "fp8_block_gemm"};
+  for (int i = 0; i < 5; i++) {
     cr_assert_str_eq(p->kernels[i]->op, ops[i]);
     cr_assert_eq(p->kernels[i]->device_type, KHOST_DEVICE_CUDA);
     cr_assert_not_null(p->kernels[i]->supports);
@@ -74,6 +82,59 @@ Test(triton_aot, supports_the_gemv_shapes_of_the_suites)
     gemv_call(&c, shapes[s][0], shapes[s][1], shapes[s][2]);
     cr_assert_eq(kernel("nvfp4_gemv")->supports(&c.in), KHOST_STATUS_OK, "%s", c.error);
   }
+}
+
+/* Every case of both FP8 suites, read from the suite files: none is declined. */
+Test(triton_aot, supports_every_case_of_the_fp8_suites)
+{
+  const char *suites[] = {"fp8_gemm_correctness.ini", "fp8_gemm_performance.ini"};
+  for (int f = 0; f < 2; f++) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/suites/%s", KHOST_SOURCE_ROOT, suites[f]);
+    khost__suite suite;
+    khost__err err = {{0}};
+    cr_assert_eq(khost__suite_load(path, &suite, &err), KHOST__OK, "%s: %s", path, err.msg);
+    cr_assert_gt(suite.ncases, 0);
+    for (int i = 0; i < suite.ncases; i++) {
+      const khost__case *cs = &suite.cases[i];
+      hand_call c;
+      fp8_call(&c, khost__case_param(cs, "m"), khost__case_param(cs, "n"), khost__case_param(cs, "k"),
+               khost__case_param(cs, "qm"), khost__case_param(cs, "qn"), khost__case_param(cs, "qk"));
+      cr_expect_eq(kernel("fp8_block_gemm")->supports(&c.in), KHOST_STATUS_OK, "%s: %s", cs->name, c.error);
+    }
+    khost__suite_free(&suite);
+  }
+}
+
+/* Every variant steps k by 128 inside one scale block; a misaligned tensor breaks the
+ * 16-byte promise the variants were compiled on. Both are SKIPs with the reason. */
+Test(triton_aot, fp8_gemm_declines_what_no_variant_runs_with_the_reason)
+{
+  hand_call c;
+  fp8_call(&c, 64, 256, 512, 1, 128, 64);
+  cr_assert_eq(kernel("fp8_block_gemm")->supports(&c.in), KHOST_STATUS_UNSUPPORTED);
+  cr_assert(strstr(c.error, "qk is not a multiple of the variant's block_k"), "%s", c.error);
+  fp8_call(&c, 64, 256, 512, 1, 128, 128);
+  c.inputs[KHOST_FP8_BLOCK_GEMM_SB_T].data = (char *)c.inputs[KHOST_FP8_BLOCK_GEMM_SB_T].data + 4;
+  cr_assert_eq(kernel("fp8_block_gemm")->supports(&c.in), KHOST_STATUS_UNSUPPORTED);
+  cr_assert(strstr(c.error, "16-byte aligned"), "%s", c.error);
+  fp8_call(&c, 64, 256, 500, 1, 128, 128);
+  cr_assert_eq(kernel("fp8_block_gemm")->supports(&c.in), KHOST_STATUS_INVALID_ARGUMENT, "k % qk != 0");
+}
+
+Test(triton_aot, a_forced_fp8_variant_is_declined_where_it_cannot_run)
+{
+  hand_call c;
+  setenv("KHOST_TRITON_VARIANT", "fp8_split_reduce_m8_n128_w4", 1);
+  fp8_call(&c, 64, 2112, 7168, 1, 128, 128);
+  cr_assert_eq(kernel("fp8_block_gemm")->supports(&c.in), KHOST_STATUS_UNSUPPORTED);
+  cr_assert(strstr(c.error, "reduction, not a GEMM"), "%s", c.error);
+  setenv("KHOST_TRITON_VARIANT", "fp8_m128_n128_k128_w8_s4", 1);
+  fp8_call(&c, 256, 384, 512, 1, 1, 128);
+  cr_assert_eq(kernel("fp8_block_gemm")->supports(&c.in), KHOST_STATUS_UNSUPPORTED);
+  cr_assert(strstr(c.error, "qn is not a multiple of the variant's block_n"), "%s", c.error);
+  setenv("KHOST_TRITON_VARIANT", "fp8_m128_n64_k128_w8_s4_column_scales", 1);
+  cr_assert_eq(kernel("fp8_block_gemm")->supports(&c.in), KHOST_STATUS_OK, "%s", c.error);
 }
 
 Test(triton_aot, declines_fp64_as_unsupported)
@@ -205,4 +266,14 @@ Test(triton_aot, run_without_a_usable_driver_is_a_device_error)
   cr_assert_eq(kernel("nvfp4_gemv")->run(&c.in), KHOST_STATUS_DEVICE_ERROR, "%s", c.error);
   cr_assert(strstr(c.error, "driver") || strstr(c.error, "CUDA_ERROR") || strstr(c.error, "context"), "%s",
             c.error);
+  /* The fp8 GEMM's split of k reads the SM count: its workspace query and describe() ask the device too. */
+  const khost_kernel *gemm = kernel("fp8_block_gemm");
+  size_t bytes = 1;
+  fp8_call(&c, 64, 2112, 7168, 1, 128, 128);
+  cr_assert_eq(gemm->run(&c.in), KHOST_STATUS_DEVICE_ERROR, "%s", c.error);
+  cr_assert(strstr(c.error, ".c:"), "no file:line in \"%s\"", c.error);
+  cr_assert_eq(gemm->workspace_size(&c.in, &bytes), KHOST_STATUS_DEVICE_ERROR, "%s", c.error);
+  cr_assert_eq(bytes, 0);
+  char name[64];
+  cr_assert_eq(gemm->describe(&c.in, name, sizeof name), KHOST_STATUS_DEVICE_ERROR, "%s", c.error);
 }

@@ -156,6 +156,13 @@ int khost__triton_device_facts(khost__triton_device *out, char *err, size_t err_
   return rc == CUDA_SUCCESS ? KHOST_STATUS_OK : KHOST__CU_FAIL(cu, rc, err, err_size);
 }
 
+int khost__triton_select_on_device(const khost__triton_rule *rule, khost__triton_shape *s, int ask_device,
+                                   const khost__triton_variant **out, char *err, size_t err_size)
+{
+  int status = ask_device ? khost__triton_device_facts(&s->device, err, err_size) : KHOST_STATUS_OK;
+  return status == KHOST_STATUS_OK ? khost__triton_select(rule, s, out, err, err_size) : status;
+}
+
 void khost__triton_release(void)
 {
   const khost__cu *cu;

@@ -1,0 +1,155 @@
+"""The interpreter check of fp8_block_gemm's variants (check_kernels.py): each output
+against the float64 product of the dequantized inputs, rounded once to bf16, within the
+op's error model (core/ops/fp8_block_gemm.c), for every block shape the variant can run,
+at edge sizes: one row, partial tiles and partial scale blocks, k of one scale block,
+more tile rows than a group. Inputs are quantized as the op's generator does it (block
+absmax / 448, nearest even, saturating) with outlier blocks, so that a misplaced scale
+fails. Outputs start as NaN; the split variants run with the reduction and a split count whose last split is short, their partial sums NaN
+until written."""
+import numpy as np
+
+from check_support import Pointer, bf16_to_f64, e4m3_value, f64_to_bf16, launch
+from fp8_block_gemm_variants import VARIANTS
+
+# (qm, qn, qk): DeepSeek-V3's, the square ones of the seed scripts, per-token on both sides.
+BLOCK_SHAPES = ((1, 128, 128), (128, 128, 128), (256, 256, 256), (512, 512, 512), (1, 1, 128))
+STEP = 128  # every GEMM variant's BLOCK_K
+SPLITS_WANTED = 3  # 7, 14 and 28 steps of k (k = 7 qk) split 3, 3, 1; 5, 5, 4; 10, 10, 8
+OUTLIER_ODDS = 8
+BF16_NAN = 0x7FC1
+# The op's error model (core/ops/fp8_block_gemm.c, tolerance and error_bound).
+ACCUMULATOR_UNIT, FP32_UNIT, BF16_UNIT, MODEL_LAMBDA = 2.0**-13, 2.0**-24, 2.0**-8, 2.0
+
+_E4M3_FINITE = e4m3_value(np.arange(0x7F))  # the non-negative finite values, increasing
+
+
+def e4m3_encode(x):
+    """The e4m3fn code nearest to x, ties to the even code, saturating at 448."""
+    magnitude = np.minimum(np.abs(x), _E4M3_FINITE[-1])
+    above = np.searchsorted(_E4M3_FINITE, magnitude)
+    below = np.maximum(above - 1, 0)
+    up = _E4M3_FINITE[above] - magnitude
+    down = magnitude - _E4M3_FINITE[below]
+    code = np.where((up < down) | ((up == down) & (above % 2 == 0)), above, below)
+    return (code | np.where(x < 0, 0x80, 0)).astype(np.uint8)
+
+
+def _expand(scales, q, qk, rows):
+    return np.repeat(np.repeat(scales.astype(np.float64), q, axis=0)[:rows], qk, axis=1)
+
+
+def quantized(rng, rows, k, q, qk, sigma):
+    """(codes [rows, k], fp32 scales [ceil(rows / q), k / qk]) of N(0, sigma^2) values,
+    one block in OUTLIER_ODDS scaled by 10 to 1000."""
+    blocks = (-(-rows // q), k // qk)
+    factor = np.where(rng.integers(0, OUTLIER_ODDS, blocks) == 0, 10.0**rng.uniform(1, 3, blocks), 1.0)
+    x = rng.standard_normal((rows, k)) * sigma * _expand(factor, q, qk, rows)
+    padded = np.full((blocks[0] * q, k), 0.0)
+    padded[:rows] = np.abs(x)
+    absmax = padded.reshape(blocks[0], q, blocks[1], qk).max(axis=(1, 3))
+    scales = (absmax / 448).astype(np.float32)
+    return e4m3_encode(x / _expand(scales, q, qk, rows)), scales
+
+
+def dequantized(codes, scales, q, qk):
+    return e4m3_value(codes) * _expand(scales, q, qk, codes.shape[0])
+
+
+def model_bound(a, b, qk):
+    """The op's per-element bound E for a [m, k] and b [n, k], dequantized."""
+    blocks = a.shape[1] // qk
+    a_norms = (a.reshape(a.shape[0], blocks, qk)**2).sum(axis=2)
+    b_norms = (b.reshape(b.shape[0], blocks, qk)**2).sum(axis=2)
+    unit = ACCUMULATOR_UNIT + np.sqrt(blocks) * FP32_UNIT
+    return MODEL_LAMBDA * unit * (1 + BF16_UNIT) * np.sqrt(a_norms @ b_norms.T)
+
+
+def split_of(steps, wanted):
+    """(steps a split, splits): as the launcher splits k, no split empty."""
+    per_split = -(-steps // max(1, min(wanted, steps)))
+    return per_split, -(-steps // per_split)
+
+
+def cdiv(x, y):
+    return -(-x // y)
+
+
+def runs(variant, qn):
+    """Whether the launcher runs variant for b's scale blocks of qn rows."""
+    return variant["function"] == "fp8_block_gemm_column_scales" or qn % variant["constexprs"]["BLOCK_N"] == 0
+
+
+def shapes(variant, qk):
+    """(m, n, k): one row and a partial tile of columns over one scale block of k; a row
+    past whole tiles over two or three; more tile rows than a group (two groups)."""
+    c = variant["constexprs"]
+    bm, bn = c["BLOCK_M"], c["BLOCK_N"]
+    return ((1, bn + 72, qk), (bm + 1, 2 * bn + 5, 7 * qk), ((c["GROUP_M"] + 1) * bm + 3, 3, 2 * qk))
+
+
+def run_gemm(variant, m, n, k, qm, qn, qk, tensors, out):
+    """Launches variant as the launcher does; a split one with the reduction after it."""
+    c = variant["constexprs"]
+    a, b, sa_t, sb_t = (Pointer(t, ty) for t, ty in zip(tensors, ("float8_e4m3fn", "float8_e4m3fn",
+                                                                 "float32", "float32")))
+    tiles = cdiv(m, c["BLOCK_M"]) * cdiv(n, c["BLOCK_N"])
+    if variant["function"] != "fp8_block_gemm_split":
+        launch(variant, (tiles, 1), a, b, sa_t, sb_t, Pointer(out, "bfloat16"), m, n, k, qm, qn, qk)
+        return
+    per_split, splits = split_of(k // STEP, SPLITS_WANTED)
+    rows, cols = cdiv(m, c["BLOCK_M"]) * c["BLOCK_M"], cdiv(n, c["BLOCK_N"]) * c["BLOCK_N"]
+    part = Pointer(np.full(splits * rows * cols, np.nan, np.float32), "float32")
+    launch(variant, (tiles, splits), a, b, sa_t, sb_t, part, m, n, k, qm, qn, qk, per_split, rows, cols)
+    reduce = next(v for v in VARIANTS if v["function"] == "fp8_block_gemm_reduce")
+    r = reduce["constexprs"]
+    launch(reduce, (cdiv(m, r["BLOCK_M"]) * cdiv(n, r["BLOCK_N"]), 1), part, Pointer(out, "bfloat16"), m, n,
+           splits, rows, cols)
+
+
+def check_gemm(variant, rng, m, n, k, qm, qn, qk):
+    a, sa = quantized(rng, m, k, qm, qk, 1.0)
+    b, sb = quantized(rng, n, k, qn, qk, 0.5)
+    out = np.full((m, n), BF16_NAN, np.uint16)
+    run_gemm(variant, m, n, k, qm, qn, qk, (a, b, np.ascontiguousarray(sa.T), np.ascontiguousarray(sb.T)), out)
+    a_values, b_values = dequantized(a, sa, qm, qk), dequantized(b, sb, qn, qk)
+    ref = bf16_to_f64(f64_to_bf16(a_values @ b_values.T))
+    got = bf16_to_f64(out)
+    allowed = 2 * BF16_UNIT / (1 - BF16_UNIT) * np.abs(ref) + model_bound(a_values, b_values, qk)
+    bad = ~(np.abs(got - ref) <= allowed)  # NaN fails
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        return (f"{m}x{n}x{k} blocks {qm}x{qn}x{qk}: {int(bad.sum())} of {m * n} wrong, "
+                f"out[{i}][{j}] = {got[i, j]} vs {ref[i, j]} (allowed {allowed[i, j]:.3g})")
+    return None
+
+
+def check_reduce(variant, rng):
+    """Partial sums in padded tiles, the padding NaN: it must not be read."""
+    m, n, splits = 13, 300, 3
+    rows, cols = 64, 384
+    part = np.full((splits, rows, cols), np.nan, np.float32)
+    part[:, :m, :n] = rng.standard_normal((splits, m, n)) * 10
+    out = np.full((m, n), BF16_NAN, np.uint16)
+    r = variant["constexprs"]
+    launch(variant, (cdiv(m, r["BLOCK_M"]) * cdiv(n, r["BLOCK_N"]), 1), Pointer(part.reshape(-1), "float32"),
+           Pointer(out, "bfloat16"), m, n, splits, rows, cols)
+    ref = part[:, :m, :n].astype(np.float64).sum(axis=0)
+    err = np.abs(bf16_to_f64(out) - ref)
+    bound = 2 * BF16_UNIT * np.abs(ref) + splits * FP32_UNIT * np.abs(part[:, :m, :n]).sum(axis=0)
+    if not np.all(err <= bound):
+        i, j = np.unravel_index(int(np.argmax(np.where(np.isnan(err), np.inf, err - bound))), err.shape)
+        return f"reduction of {splits} splits: out[{i}][{j}] = {bf16_to_f64(out)[i, j]} vs {ref[i, j]}"
+    return None
+
+
+def check(variant, rng):
+    if variant["function"] == "fp8_block_gemm_reduce":
+        return check_reduce(variant, rng)
+    for qm, qn, qk in BLOCK_SHAPES:
+        if not runs(variant, qn):
+            continue
+        for m, n, k in shapes(variant, qk):
+            problem = check_gemm(variant, rng, m, n, k, qm, qn, qk)
+            if problem:
+                return problem
+    return None
