@@ -228,6 +228,18 @@ Test(triton_aot, a_cluster_variant_without_its_workspace_is_refused_before_any_l
   cr_assert(strstr(c.error, "workspace"), "%s", c.error);
 }
 
+Test(triton_aot, a_misaligned_workspace_is_refused_before_any_launch)
+{
+  hand_call c;
+  rows_call(&c, "softmax_online", FP16, 1024, 65536);
+  size_t bytes = 0;
+  cr_assert_eq(kernel("softmax_online")->workspace_size(&c.in, &bytes), KHOST_STATUS_OK, "%s", c.error);
+  c.in.workspace = (void *)(HAND_FAKE_BASE + 8);
+  c.in.workspace_bytes = bytes + 8;
+  cr_assert_eq(kernel("softmax_online")->run(&c.in), KHOST_STATUS_INVALID_ARGUMENT, "%s", c.error);
+  cr_assert(strstr(c.error, "16-byte aligned workspace"), "%s", c.error);
+}
+
 /* describe() names the variant the rule (or the override) picks, which needs no
  * device for the row-wise ops and for a forced GEMV variant. 16-bit rows one
  * 16384-element program would hold go to the next cluster shape. */

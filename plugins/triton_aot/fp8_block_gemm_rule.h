@@ -16,9 +16,10 @@ typedef struct khost__triton_split {
   int64_t per_split, splits;
 } khost__triton_split;
 
-/* The split of k for split variant v on s: as many splits as the SMs hold beside v's
- * tiles (sms / tiles), at least 1 and at most a step each, then spread evenly so that
- * none is empty. One split when s->device.sms is 0. */
+/* The split of k for split variant v on s, a shape v can run (so k holds at least one
+ * step): as many splits as the SMs hold beside v's tiles (sms / tiles), at least 1 and at
+ * most a step each, then spread evenly so that none is empty. One split when
+ * s->device.sms is 0. */
 khost__triton_split khost__triton_fp8_split(const khost__triton_variant *v, const khost__triton_shape *s);
 
 #endif

@@ -20,7 +20,8 @@ int khost__triton_launch(const khost__triton_variant *v, const char *expected, v
                          const unsigned int grid[3], void *stream, char *err, size_t err_size);
 
 /* KHOST_STATUS_INVALID_ARGUMENT, with a message in in->error, when variant v needs
- * `bytes` of scratch and the call's workspace is missing or smaller; 0 otherwise. */
+ * `bytes` of scratch and the call's workspace is missing, smaller or not 16-byte
+ * aligned; 0 otherwise. */
 int khost__triton_check_workspace(const khost_input *in, const khost__triton_variant *v, size_t bytes);
 
 /* Stores the facts of the current context's device that rules read in *out. */

@@ -4,8 +4,9 @@ op's error model (core/ops/fp8_block_gemm.c), for every block shape the variant 
 at edge sizes: one row, partial tiles and partial scale blocks, k of one scale block,
 more tile rows than a group. Inputs are quantized as the op's generator does it (block
 absmax / 448, nearest even, saturating) with outlier blocks, so that a misplaced scale
-fails. Outputs start as NaN; the split variants run with the reduction and a split count whose last split is short, their partial sums NaN
-until written."""
+fails. Outputs start as NaN; the split variants run with the reduction, at a split
+count whose last split is short where k has 7 steps, their partial sums NaN until
+written."""
 import numpy as np
 
 from check_support import Pointer, bf16_to_f64, e4m3_value, f64_to_bf16, launch
@@ -14,7 +15,7 @@ from fp8_block_gemm_variants import VARIANTS
 # (qm, qn, qk): DeepSeek-V3's, the square ones of the seed scripts, per-token on both sides.
 BLOCK_SHAPES = ((1, 128, 128), (128, 128, 128), (256, 256, 256), (512, 512, 512), (1, 1, 128))
 STEP = 128  # every GEMM variant's BLOCK_K
-SPLITS_WANTED = 3  # 7, 14 and 28 steps of k (k = 7 qk) split 3, 3, 1; 5, 5, 4; 10, 10, 8
+SPLITS_WANTED = 3  # 7, 6 and 12 steps of k split 3, 3, 1; 2, 2, 2; 4, 4, 4
 OUTLIER_ODDS = 8
 BF16_NAN = 0x7FC1
 # The op's error model (core/ops/fp8_block_gemm.c, tolerance and error_bound).
@@ -81,10 +82,12 @@ def runs(variant, qn):
 
 def shapes(variant, qk):
     """(m, n, k): one row and a partial tile of columns over one scale block of k; a row
-    past whole tiles over two or three; more tile rows than a group (two groups)."""
+    past whole tiles over 7 scale blocks of 128, or 3 of 256 or 512; more tile rows than a
+    group (two groups) over two scale blocks."""
     c = variant["constexprs"]
     bm, bn = c["BLOCK_M"], c["BLOCK_N"]
-    return ((1, bn + 72, qk), (bm + 1, 2 * bn + 5, 7 * qk), ((c["GROUP_M"] + 1) * bm + 3, 3, 2 * qk))
+    k_long = qk * (7 if qk == STEP else 3)  # 7, 6 and 12 steps of k
+    return ((1, bn + 72, qk), (bm + 1, 2 * bn + 5, k_long), ((c["GROUP_M"] + 1) * bm + 3, 3, 2 * qk))
 
 
 def run_gemm(variant, m, n, k, qm, qn, qk, tensors, out):
