@@ -6,23 +6,23 @@ scales of one k block for neighbouring rows are neighbours, so a tile's scale lo
 step are one contiguous run.
 
 A program owns a BLOCK_M x BLOCK_N tile of out and walks its share of k in steps of
-BLOCK_K. A step's product of the two e4m3 tiles is one tl.dot (wgmma on e4m3 with an
-fp32 accumulator) into a fresh accumulator, which is promoted at once into the program's
-fp32 sum, times the step's two scales, on the CUDA cores: Hopper's tensor cores keep
-about 14 bits of an fp8 accumulation (DeepSeek-V3's report), so, as in DeepGEMM, no
-tensor-core sum spans more than one step. The launcher runs a variant only where BLOCK_K
-divides qk, so that a step lies in one scale block of k: at qk = 128 the promotion is
-once per qk step; at qk = 256 and 512 it is once per BLOCK_K, 2 and 4 times a block (the
-same sums, rounded less, for 2-4 times the promotion work; carrying the tensor-core sum
-across a block's steps needs a branch in the pipelined loop, left to be measured).
+BLOCK_K. Each step's product of the two e4m3 tiles is a tl.dot (wgmma on e4m3, fp32
+accumulator) into the tensor cores' sum of the current scale block; at the block's last
+step (or the split's) that sum is promoted into the program's fp32 sum, times the
+block's two scales, on the CUDA cores, and starts again from zero: once per qk step of k,
+as DeepGEMM promotes (Hopper's tensor cores keep about 14 bits of an fp8 accumulation,
+DeepSeek-V3's report, so no tensor-core sum spans more than a scale block). The launcher
+runs a variant only where BLOCK_K divides qk, so that a step lies in one scale block. On
+the steps that do not promote (qk = 256 and 512) the wgmma of one step stays in flight
+while the next step's loads issue.
 
 The kernel families (the launcher tells them apart by name):
 - fp8_block_gemm: a tile's columns lie in one scale block of b (the launcher's condition:
-  qn % BLOCK_N == 0; DeepSeek-V3's 128 x 128 blocks and the square ones), so a step's
+  qn % BLOCK_N == 0; DeepSeek-V3's 128 x 128 blocks and the square ones), so a block's
   scales are one per row, sa * sb, and the promotion is one FMA an element. out bf16.
 - fp8_block_gemm_split: the same over a share of k, the grid's y splitting k; it writes
-  fp32 partial sums [splits, m, n] to the workspace, which fp8_block_gemm_reduce adds in
-  split order and rounds to bf16. For grids of few tiles (small m), which would leave
+  fp32 partial sums [splits, m, n] (m and n padded to whole tiles) to the workspace, which
+  fp8_block_gemm_reduce adds in split order and rounds to bf16. For grids of few tiles (small m), which would leave
   most SMs idle.
 - fp8_block_gemm_column_scales: any qn (per-token scales on both sides): each element's
   scale is its row's times its column's, one multiply more an element. out bf16.
@@ -77,15 +77,19 @@ def _gemm(a, b, sa_t, sb_t, out, m, n, k, qm, qn, qk, split_steps, part_rows, pa
         sb_step = sb_t + cols_read // qn
     scale_a, scale_b = _scales(sa_step, sb_step, sa_row, sb_row, k_first, qk)
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    block_sum = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)  # the tensor cores' sum of this scale block
     for k0 in range(k_first, k_end, BLOCK_K):
         # The next step's scales load while this step's product runs, so that the
-        # promotion does not wait on them (the last step loads its own again).
+        # promotion does not wait on them (the last step loads its own again); carried
+        # to the next pass, they are loaded on every pass, not sunk into the branch.
         next_a, next_b = _scales(sa_step, sb_step, sa_row, sb_row, tl.minimum(k0 + BLOCK_K, k_end - BLOCK_K), qk)
-        product = tl.dot(tl.load(a_tile), tl.load(b_tile))
-        if B_SCALE_PER_TILE:
-            acc += product * (scale_a * scale_b)[:, None]
-        else:
-            acc += product * (scale_a[:, None] * scale_b[None, :])
+        block_sum = tl.dot(tl.load(a_tile), tl.load(b_tile), block_sum)
+        if (k0 + BLOCK_K) % qk == 0 or k0 + BLOCK_K == k_end:  # the block's last step, or the split's
+            if B_SCALE_PER_TILE:
+                acc += block_sum * (scale_a * scale_b)[:, None]
+            else:
+                acc += block_sum * (scale_a[:, None] * scale_b[None, :])
+            block_sum = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
         scale_a, scale_b = next_a, next_b
         a_tile += BLOCK_K
         b_tile += BLOCK_K

@@ -2,7 +2,7 @@
 collects them; fp8_block_gemm.py holds the kernels). A first guess, not yet timed on a GPU
 (docs/TRITON_AOT.md).
 
-Every GEMM variant steps k by 128 (one promotion a 128-deep step, DeepGEMM's) and is
+Every GEMM variant steps k by 128 (promoting once per scale block, DeepGEMM's way) and is
 pipelined over 4 stages: unlike the memory-bound ops, whose loads carry L2 hints that
 Triton's pipelining drops, a GEMM's loop must keep the tensor cores fed while the next
 tiles land. A stage of a 64 x 128 tile holds 24 KiB of e4m3 (two programs an SM by shared
