@@ -6,7 +6,11 @@ more tile rows than a group. Inputs are quantized as the op's generator does it 
 absmax / 448, nearest even, saturating) with outlier blocks, so that a misplaced scale
 fails. Outputs start as NaN; the split variants run with the reduction, at a split
 count whose last split is short where k has 7 steps, their partial sums NaN until
-written."""
+written.
+
+SELF_TESTS (run by check_kernels.py) show the check failing a kernel that reads sa in
+place of sa_t, one that reads b's scales of the neighbouring k block, and a reduction
+that drops a split."""
 import numpy as np
 
 from check_support import Pointer, bf16_to_f64, e4m3_value, f64_to_bf16, launch
@@ -90,30 +94,36 @@ def shapes(variant, qk):
     return ((1, bn + 72, qk), (bm + 1, 2 * bn + 5, k_long), ((c["GROUP_M"] + 1) * bm + 3, 3, 2 * qk))
 
 
-def run_gemm(variant, m, n, k, qm, qn, qk, tensors, out):
-    """Launches variant as the launcher does; a split one with the reduction after it."""
+def run_gemm(variant, m, n, k, qm, qn, qk, tensors, out, tamper=None):
+    """Launches variant as the launcher does; a split one with the reduction after it.
+    tamper (a self-test's) may change the launch's arguments first: a dict of the four
+    input arrays (a, b, sa_t, sb_t) and the reduction's split count (splits)."""
     c = variant["constexprs"]
-    a, b, sa_t, sb_t = (Pointer(t, ty) for t, ty in zip(tensors, ("float8_e4m3fn", "float8_e4m3fn",
-                                                                 "float32", "float32")))
+    per_split, splits = split_of(k // STEP, SPLITS_WANTED)
+    given = dict(zip(("a", "b", "sa_t", "sb_t"), tensors), splits=splits)
+    if tamper:
+        tamper(given)
+    a, b, sa_t, sb_t = (Pointer(given[name], ty) for name, ty in (("a", "float8_e4m3fn"), ("b", "float8_e4m3fn"),
+                                                                 ("sa_t", "float32"), ("sb_t", "float32")))
     tiles = cdiv(m, c["BLOCK_M"]) * cdiv(n, c["BLOCK_N"])
     if variant["function"] != "fp8_block_gemm_split":
         launch(variant, (tiles, 1), a, b, sa_t, sb_t, Pointer(out, "bfloat16"), m, n, k, qm, qn, qk)
         return
-    per_split, splits = split_of(k // STEP, SPLITS_WANTED)
     rows, cols = cdiv(m, c["BLOCK_M"]) * c["BLOCK_M"], cdiv(n, c["BLOCK_N"]) * c["BLOCK_N"]
     part = Pointer(np.full(splits * rows * cols, np.nan, np.float32), "float32")
     launch(variant, (tiles, splits), a, b, sa_t, sb_t, part, m, n, k, qm, qn, qk, per_split, rows, cols)
     reduce = next(v for v in VARIANTS if v["function"] == "fp8_block_gemm_reduce")
     r = reduce["constexprs"]
     launch(reduce, (cdiv(m, r["BLOCK_M"]) * cdiv(n, r["BLOCK_N"]), 1), part, Pointer(out, "bfloat16"), m, n,
-           splits, rows, cols)
+           given["splits"], rows, cols)
 
 
-def check_gemm(variant, rng, m, n, k, qm, qn, qk):
+def check_gemm(variant, rng, m, n, k, qm, qn, qk, tamper=None):
     a, sa = quantized(rng, m, k, qm, qk, 1.0)
     b, sb = quantized(rng, n, k, qn, qk, 0.5)
     out = np.full((m, n), BF16_NAN, np.uint16)
-    run_gemm(variant, m, n, k, qm, qn, qk, (a, b, np.ascontiguousarray(sa.T), np.ascontiguousarray(sb.T)), out)
+    tensors = (a, b, np.ascontiguousarray(sa.T), np.ascontiguousarray(sb.T))
+    run_gemm(variant, m, n, k, qm, qn, qk, tensors, out, tamper)
     a_values, b_values = dequantized(a, sa, qm, qk), dequantized(b, sb, qn, qk)
     ref = bf16_to_f64(f64_to_bf16(a_values @ b_values.T))
     got = bf16_to_f64(out)
@@ -145,14 +155,44 @@ def check_reduce(variant, rng):
     return None
 
 
-def check(variant, rng):
+def check(variant, rng, tamper=None):
     if variant["function"] == "fp8_block_gemm_reduce":
         return check_reduce(variant, rng)
     for qm, qn, qk in BLOCK_SHAPES:
         if not runs(variant, qn):
             continue
         for m, n, k in shapes(variant, qk):
-            problem = check_gemm(variant, rng, m, n, k, qm, qn, qk)
+            problem = check_gemm(variant, rng, m, n, k, qm, qn, qk, tamper)
             if problem:
                 return problem
     return None
+
+
+def _sa_in_place_of_sa_t(given):
+    given["sa_t"] = np.ascontiguousarray(given["sa_t"].T).reshape(given["sa_t"].shape)
+
+
+def _neighbouring_k_block_of_sb(given):
+    given["sb_t"] = np.ascontiguousarray(np.roll(given["sb_t"], 1, axis=0))
+
+
+def _a_split_dropped(given):
+    given["splits"] -= 1
+
+
+def _must_fail(name, tamper):
+    def test():
+        variant = next(v for v in VARIANTS if v["name"] == name)
+        if check(variant, np.random.default_rng(1), tamper) is None:
+            return f"{name} passed with {tamper.__name__.strip('_').replace('_', ' ')}"
+        return None
+    return test
+
+
+SELF_TESTS = [
+    ("fp8 check fails a kernel that reads sa in place of sa_t",
+     _must_fail("fp8_m64_n128_k128_w4_s4", _sa_in_place_of_sa_t)),
+    ("fp8 check fails a kernel that reads b's scales of the neighbouring k block",
+     _must_fail("fp8_m128_n128_k128_w8_s4", _neighbouring_k_block_of_sb)),
+    ("fp8 check fails a reduction that drops a split", _must_fail("fp8_m64_n128_k128_w4_s4_split", _a_split_dropped)),
+]
