@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "khost/ops.h"
+#include "khost/ops/fp8_block_gemm.h"
+#include "suite.h"
 #include "support/hand_call.h"
 #include "support/plugin_under_test.h"
 
@@ -32,17 +34,27 @@ static void gemv_call(hand_call *c, int64_t m, int64_t k, int64_t l)
   hand_gemv_call(c, KHOST_DEVICE_CUDA, m, k, l);
 }
 
-Test(triton_aot, descriptor_names_the_plugin_and_its_eight_ops)
+static void fp8_call(hand_call *c, int64_t m, int64_t n, int64_t k, int64_t qm, int64_t qn, int64_t qk)
+{
+  hand_fp8_gemm_call(c, KHOST_DEVICE_CUDA, m, n, k, qm, qn, qk);
+}
+
+/* The GPU ops the cute plugin has too (plugin_under_test.h), and fp8_block_gemm in its
+ * place in the op list: after them and before the KV-cache conversions. */
+#define FP8_GEMM_AT (KHOST_TEST_GPU_OPS - KHOST_TEST_KV_OPS)
+
+Test(triton_aot, descriptor_names_the_plugin_and_its_nine_ops)
 {
   const khost_plugin *p = load_plugin();
   cr_assert_eq(p->magic, KHOST_PLUGIN_MAGIC);
   cr_assert_eq(p->abi_major, KHOST_ABI_MAJOR);
   cr_assert_str_eq(p->name, "triton_aot");
   cr_assert_str_eq(p->language, "triton");
-  cr_assert_eq(p->nkernels, KHOST_TEST_GPU_OPS);
-  const char *const *ops = khost_test_gpu_ops();
-  for (int i = 0; i < KHOST_TEST_GPU_OPS; i++) {
-    cr_assert_str_eq(p->kernels[i]->op, ops[i]);
+  cr_assert_eq(p->nkernels, KHOST_TEST_GPU_OPS + 1);
+  const char *const *gpu_ops = khost_test_gpu_ops();
+  for (int i = 0; i < KHOST_TEST_GPU_OPS + 1; i++) {
+    const char *op = i < FP8_GEMM_AT ? gpu_ops[i] : i == FP8_GEMM_AT ? "fp8_block_gemm" : gpu_ops[i - 1];
+    cr_assert_str_eq(p->kernels[i]->op, op);
     cr_assert_eq(p->kernels[i]->device_type, KHOST_DEVICE_CUDA);
     cr_assert_not_null(p->kernels[i]->supports);
   }
@@ -75,6 +87,59 @@ Test(triton_aot, supports_the_gemv_shapes_of_the_suites)
     gemv_call(&c, shapes[s][0], shapes[s][1], shapes[s][2]);
     cr_assert_eq(kernel("nvfp4_gemv")->supports(&c.in), KHOST_STATUS_OK, "%s", c.error);
   }
+}
+
+/* Every case of both FP8 suites, read from the suite files: none is declined. */
+Test(triton_aot, supports_every_case_of_the_fp8_suites)
+{
+  const char *suites[] = {"fp8_gemm_correctness.ini", "fp8_gemm_performance.ini"};
+  for (int f = 0; f < 2; f++) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/suites/%s", KHOST_SOURCE_ROOT, suites[f]);
+    khost__suite suite;
+    khost__err err = {{0}};
+    cr_assert_eq(khost__suite_load(path, &suite, &err), KHOST__OK, "%s: %s", path, err.msg);
+    cr_assert_gt(suite.ncases, 0);
+    for (int i = 0; i < suite.ncases; i++) {
+      const khost__case *cs = &suite.cases[i];
+      hand_call c;
+      fp8_call(&c, khost__case_param(cs, "m"), khost__case_param(cs, "n"), khost__case_param(cs, "k"),
+               khost__case_param(cs, "qm"), khost__case_param(cs, "qn"), khost__case_param(cs, "qk"));
+      cr_expect_eq(kernel("fp8_block_gemm")->supports(&c.in), KHOST_STATUS_OK, "%s: %s", cs->name, c.error);
+    }
+    khost__suite_free(&suite);
+  }
+}
+
+/* Every variant steps k by 128 inside one scale block; a misaligned tensor breaks the
+ * 16-byte promise the variants were compiled on. Both are SKIPs with the reason. */
+Test(triton_aot, fp8_gemm_declines_what_no_variant_runs_with_the_reason)
+{
+  hand_call c;
+  fp8_call(&c, 64, 256, 512, 1, 128, 64);
+  cr_assert_eq(kernel("fp8_block_gemm")->supports(&c.in), KHOST_STATUS_UNSUPPORTED);
+  cr_assert(strstr(c.error, "qk is not a multiple of the variant's block_k"), "%s", c.error);
+  fp8_call(&c, 64, 256, 512, 1, 128, 128);
+  c.inputs[KHOST_FP8_BLOCK_GEMM_SB_T].data = (char *)c.inputs[KHOST_FP8_BLOCK_GEMM_SB_T].data + 4;
+  cr_assert_eq(kernel("fp8_block_gemm")->supports(&c.in), KHOST_STATUS_UNSUPPORTED);
+  cr_assert(strstr(c.error, "16-byte aligned"), "%s", c.error);
+  fp8_call(&c, 64, 256, 500, 1, 128, 128);
+  cr_assert_eq(kernel("fp8_block_gemm")->supports(&c.in), KHOST_STATUS_INVALID_ARGUMENT, "k % qk != 0");
+}
+
+Test(triton_aot, a_forced_fp8_variant_is_declined_where_it_cannot_run)
+{
+  hand_call c;
+  setenv("KHOST_TRITON_VARIANT", "fp8_split_reduce_m8_n128_w4", 1);
+  fp8_call(&c, 64, 2112, 7168, 1, 128, 128);
+  cr_assert_eq(kernel("fp8_block_gemm")->supports(&c.in), KHOST_STATUS_UNSUPPORTED);
+  cr_assert(strstr(c.error, "reduction, not a GEMM"), "%s", c.error);
+  setenv("KHOST_TRITON_VARIANT", "fp8_m128_n128_k128_w8_s4", 1);
+  fp8_call(&c, 256, 384, 512, 1, 1, 128);
+  cr_assert_eq(kernel("fp8_block_gemm")->supports(&c.in), KHOST_STATUS_UNSUPPORTED);
+  cr_assert(strstr(c.error, "qn is not a multiple of the variant's block_n"), "%s", c.error);
+  setenv("KHOST_TRITON_VARIANT", "fp8_m128_n64_k128_w8_s4_column_scales", 1);
+  cr_assert_eq(kernel("fp8_block_gemm")->supports(&c.in), KHOST_STATUS_OK, "%s", c.error);
 }
 
 Test(triton_aot, declines_fp64_as_unsupported)
@@ -168,6 +233,18 @@ Test(triton_aot, a_cluster_variant_without_its_workspace_is_refused_before_any_l
   cr_assert(strstr(c.error, "workspace"), "%s", c.error);
 }
 
+Test(triton_aot, a_misaligned_workspace_is_refused_before_any_launch)
+{
+  hand_call c;
+  rows_call(&c, "softmax_online", FP16, 1024, 65536);
+  size_t bytes = 0;
+  cr_assert_eq(kernel("softmax_online")->workspace_size(&c.in, &bytes), KHOST_STATUS_OK, "%s", c.error);
+  c.in.workspace = (void *)(HAND_FAKE_BASE + 8);
+  c.in.workspace_bytes = bytes + 8;
+  cr_assert_eq(kernel("softmax_online")->run(&c.in), KHOST_STATUS_INVALID_ARGUMENT, "%s", c.error);
+  cr_assert(strstr(c.error, "16-byte aligned workspace"), "%s", c.error);
+}
+
 /* describe() names the variant the rule (or the override) picks, which needs no
  * device for the row-wise ops and for a forced GEMV variant. 16-bit rows one
  * 16384-element program would hold go to the next cluster shape. */
@@ -206,6 +283,16 @@ Test(triton_aot, run_without_a_usable_driver_is_a_device_error)
   cr_assert_eq(kernel("nvfp4_gemv")->run(&c.in), KHOST_STATUS_DEVICE_ERROR, "%s", c.error);
   cr_assert(strstr(c.error, "driver") || strstr(c.error, "CUDA_ERROR") || strstr(c.error, "context"), "%s",
             c.error);
+  /* The fp8 GEMM's split of k reads the SM count: its workspace query and describe() ask the device too. */
+  const khost_kernel *gemm = kernel("fp8_block_gemm");
+  size_t bytes = 1;
+  fp8_call(&c, 64, 2112, 7168, 1, 128, 128);
+  cr_assert_eq(gemm->run(&c.in), KHOST_STATUS_DEVICE_ERROR, "%s", c.error);
+  cr_assert(strstr(c.error, ".c:"), "no file:line in \"%s\"", c.error);
+  cr_assert_eq(gemm->workspace_size(&c.in, &bytes), KHOST_STATUS_DEVICE_ERROR, "%s", c.error);
+  cr_assert_eq(bytes, 0);
+  char name[64];
+  cr_assert_eq(gemm->describe(&c.in, name, sizeof name), KHOST_STATUS_DEVICE_ERROR, "%s", c.error);
 }
 
 /* Every KV shape of kv_correctness and the largest of kv_performance, in each dtype and

@@ -78,26 +78,6 @@ Test(vendor, reduce_sum_supports_every_float_dtype_and_refuses_malformed_calls)
   cr_expect_eq(kernel("reduce_sum")->supports(&c.in), KHOST_STATUS_INVALID_ARGUMENT, "a host tensor");
 }
 
-/* A well-formed fp8_block_gemm call at fake device addresses. */
-static void hand_gemm_call(hand_call *c, int64_t m, int64_t n, int64_t k, int64_t qm, int64_t qn, int64_t qk)
-{
-  const khost_dtype e4m3 = {KHOST_DTYPE_FLOAT8_E4M3FN, 8, 1};
-  hand_call_init(c, "fp8_block_gemm", 1);
-  const char *names[6] = {"m", "n", "k", "qm", "qn", "qk"};
-  const int64_t values[6] = {m, n, k, qm, qn, qk};
-  for (int i = 0; i < 6; i++) hand_param(c, names[i], values[i]);
-  int64_t kb = k / qk, mb = (m + qm - 1) / qm, nb = (n + qn - 1) / qn;
-  const struct {
-    const char *name;
-    khost_dtype dtype;
-    int64_t shape[2];
-  } tensors[] = {{"a", e4m3, {m, k}},    {"b", e4m3, {n, k}},      {"sa", FP32, {mb, kb}},
-                 {"sb", FP32, {nb, kb}}, {"sa_t", FP32, {kb, mb}}, {"sb_t", FP32, {kb, nb}},
-                 {"out", BF16, {m, n}}};
-  for (int i = 0; i < 7; i++)
-    hand_tensor(c, i == 6, tensors[i].name, KHOST_DEVICE_CUDA, tensors[i].dtype, NULL, 2, tensors[i].shape);
-}
-
 /* The CUB the plugin was compiled with; cuBLASLt left unopened until an
  * fp8_block_gemm call needs it, then found (the toolkit's own copy where the
  * soname is not on the loader's path). */
@@ -115,7 +95,7 @@ Test(vendor, description_names_cub_and_cublaslt_is_opened_at_its_first_use)
   snprintf(toolkit_copy, sizeof toolkit_copy, "%s/libcublasLt.so.13", libdir ? libdir : "");
   if (!libdir || access(toolkit_copy, R_OK) != 0) cr_skip_test("no %s: no cuBLASLt to find", toolkit_copy);
   hand_call c;
-  hand_gemm_call(&c, 64, 2112, 7168, 1, 128, 128);
+  hand_fp8_gemm_call(&c, KHOST_DEVICE_CUDA, 64, 2112, 7168, 1, 128, 128);
   /* Without a GPU, supports() fails at cublasLtCreate (CUBLAS_STATUS_NOT_INITIALIZED), after
    * opening the library; that failed create keeps 192 bytes of cuBLASLt's own, which
    * LeakSanitizer would lay on this test. Only this call is exempt: it runs only here,
@@ -147,7 +127,7 @@ Test(vendor, fp8_gemm_declines_block_shapes_cublaslt_cannot_scale)
   };
   for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
     hand_call c;
-    hand_gemm_call(&c, 256, 512, 1024, shapes[i].qm, shapes[i].qn, shapes[i].qk);
+    hand_fp8_gemm_call(&c, KHOST_DEVICE_CUDA, 256, 512, 1024, shapes[i].qm, shapes[i].qn, shapes[i].qk);
     cr_expect_eq(gemm->supports(&c.in), KHOST_STATUS_UNSUPPORTED, "%lld x %lld x %lld: %s",
                  (long long)shapes[i].qm, (long long)shapes[i].qn, (long long)shapes[i].qk, c.error);
     cr_expect_not_null(strstr(c.error, shapes[i].reason), "got: %s", c.error);
@@ -159,7 +139,7 @@ Test(vendor, fp8_gemm_without_cublaslt_declines_with_the_loader_s_reason)
   setenv("KHOST_VENDOR_CUBLASLT", "/nonexistent/libcublasLt.so.13", 1);
   const khost_kernel *gemm = gemm_kernel();
   hand_call c;
-  hand_gemm_call(&c, 64, 2112, 7168, 1, 128, 128);
+  hand_fp8_gemm_call(&c, KHOST_DEVICE_CUDA, 64, 2112, 7168, 1, 128, 128);
   cr_expect_eq(gemm->supports(&c.in), KHOST_STATUS_UNSUPPORTED, "%s", c.error);
   cr_expect_str_eq(c.error,
                    "fp8_block_gemm: libcublasLt.so.13 not found: /nonexistent/libcublasLt.so.13: cannot "
@@ -170,10 +150,10 @@ Test(vendor, fp8_gemm_refuses_malformed_calls_before_anything_else)
 {
   const khost_kernel *gemm = gemm_kernel();
   hand_call c;
-  hand_gemm_call(&c, 64, 256, 512, 1, 128, 128);
+  hand_fp8_gemm_call(&c, KHOST_DEVICE_CUDA, 64, 256, 512, 1, 128, 128);
   c.params[2].value = 500; /* k, no longer a multiple of qk */
   cr_expect_eq(gemm->supports(&c.in), KHOST_STATUS_INVALID_ARGUMENT, "%s", c.error);
-  hand_gemm_call(&c, 64, 256, 512, 128, 128, 128);
+  hand_fp8_gemm_call(&c, KHOST_DEVICE_CUDA, 64, 256, 512, 128, 128, 128);
   c.inputs[KHOST_FP8_BLOCK_GEMM_SA_T].device_type = KHOST_DEVICE_CPU;
   cr_expect_eq(gemm->supports(&c.in), KHOST_STATUS_INVALID_ARGUMENT,
                "a host tensor, even in a declined shape");

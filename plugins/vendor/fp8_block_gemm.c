@@ -327,9 +327,10 @@ static int run(const khost_input *in)
   int status = prepare(in, &c, &p);
   if (status == KHOST_STATUS_OK) status = khost__cublaslt_handle(in, &handle);
   if (status != KHOST_STATUS_OK) return status;
-  if (in->workspace_bytes < workspace_bytes(&c, p) || (workspace_bytes(&c, p) && !in->workspace))
+  size_t needed = workspace_bytes(&c, p);
+  if (in->workspace_bytes < needed || (needed && !in->workspace))
     return khost__input_fail(in, KHOST_STATUS_INVALID_ARGUMENT, "workspace of %zu bytes, %zu asked for",
-                             in->workspace_bytes, workspace_bytes(&c, p));
+                             in->workspace_bytes, needed);
   char *cursor = (char *)in->workspace + round_up((int64_t)p->algo_bytes, 256);
   const void *sa = NULL, *sb = NULL;
   status = place_scales(in, a_scales(&c), &cursor, &sa);
