@@ -48,7 +48,8 @@ static void print_compared(FILE *out, const khost__compared *c)
 static void print_lost(FILE *out, const khost__lost *l)
 {
   print_key(out, &l->key);
-  fprintf(out, "LOST: PASS -> %s ", l->status);
+  /* The blank only before a message: a missing row has none, and its line ends at its status. */
+  fprintf(out, "LOST: PASS -> %s%s", l->status, *l->message ? " " : "");
   int shown = 0;
   for (const char *m = l->message; *m; m++) {
     if (starts_character(*m) && shown++ == MESSAGE_CHARS) break;

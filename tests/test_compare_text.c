@@ -48,3 +48,13 @@ Test(compare_text, a_lost_message_is_cut_after_80_characters)
   cr_expect_eq(strncmp(shown, message, 160), 0, "%s", text);
   free(text);
 }
+
+/* A lost row without a message (one missing from RUN) ends at its status: no trailing blank. */
+Test(compare_text, a_missing_row_s_line_ends_at_its_status)
+{
+  khost__lost lost = {.key = {"case", "b", "cpu"}, .status = "missing", .message = ""};
+  khost__comparison c = {.lost = &lost, .nlost = 1};
+  char *text = printed(&c);
+  cr_expect_not_null(strstr(text, "LOST: PASS -> missing\n"), "%s", text);
+  free(text);
+}
