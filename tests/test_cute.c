@@ -21,9 +21,10 @@ Test(cute, descriptor_lists_every_op_on_cuda)
   const khost_plugin *plugin = khost_test_plugin("KHOST_CUTE_PLUGIN");
   cr_expect_str_eq(plugin->name, "cute");
   cr_expect_str_eq(plugin->language, "cute");
-  cr_expect_eq(plugin->nkernels, 4);
-  static const char *const ops[] = {"nvfp4_gemv", "copy_transpose", "reduce_sum", "softmax_online"};
-  for (int i = 0; i < 4; i++)
+  cr_expect_eq(plugin->nkernels, 5);
+  static const char *const ops[] = {"nvfp4_gemv", "copy_transpose", "reduce_sum", "softmax_online",
+                                    "fp8_block_gemm"};
+  for (int i = 0; i < 5; i++)
     cr_expect_not_null(kernel(ops[i])->supports, "%s declares what it declines", ops[i]);
 }
 
@@ -85,4 +86,93 @@ Test(cute, describe_names_the_kernel_each_shape_takes_without_launching)
   hand_gemv_call(&c, KHOST_DEVICE_CUDA, 256, 512, 2);
   cr_expect_str_eq(khost_test_describe(kernel("nvfp4_gemv"), &c.in, b, sizeof b), "gemv_rows<tpr=16,w=1>",
                    "rows of 16 chunks: 16 lanes a row group");
+}
+
+/* fp8_block_gemm takes the three block shapes of the suites and declines, with the
+ * reason, what CUTLASS's collective or the TMA store cannot do. */
+Test(cute, fp8_gemm_supports_the_suites_block_shapes_and_declines_the_rest)
+{
+  const khost_kernel *gemm = kernel("fp8_block_gemm");
+  const int64_t ok[][6] = {{64, 2112, 7168, 1, 128, 128},   {1, 512, 1024, 1, 128, 128},
+                           {129, 2112, 256, 128, 128, 128}, {4096, 4096, 4096, 512, 512, 512},
+                           {256, 384, 512, 1, 1, 128},      {100, 136, 768, 1, 128, 256}};
+  for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+    hand_call c;
+    hand_gemm_call(&c, ok[i][0], ok[i][1], ok[i][2], ok[i][3], ok[i][4], ok[i][5]);
+    cr_expect_eq(gemm->supports(&c.in), KHOST_STATUS_OK, "case %zu: %s", i, c.error);
+  }
+  const struct {
+    int64_t m, n, k, qm, qn, qk;
+    const char *reason;
+  } declined[] = {
+      {256, 512, 1024, 1, 1, 64, "qk = 64: CUTLASS's block-scaled collective promotes once per 128 of k"},
+      {65, 77, 512, 512, 512, 512, "n = 77: the TMA store needs out's rows in 16-byte units"},
+      {384, 256, 512, 3, 1, 128, "qm = 3: the collective reads scales through 128-row tiles"},
+      {384, 256, 512, 1, 96, 128, "qn = 96: the collective reads scales through 128-row tiles"},
+  };
+  for (size_t i = 0; i < sizeof declined / sizeof declined[0]; i++) {
+    hand_call c;
+    hand_gemm_call(&c, declined[i].m, declined[i].n, declined[i].k, declined[i].qm, declined[i].qn,
+                   declined[i].qk);
+    cr_expect_eq(gemm->supports(&c.in), KHOST_STATUS_UNSUPPORTED, "%s", c.error);
+    cr_expect_not_null(strstr(c.error, declined[i].reason), "got: %s", c.error);
+  }
+  hand_call c;
+  hand_gemm_call(&c, 64, 256, 512, 1, 128, 128);
+  khost_tensor *a = &c.inputs[KHOST_FP8_BLOCK_GEMM_A];
+  a->data = (char *)a->data + 8;
+  cr_expect_eq(gemm->supports(&c.in), KHOST_STATUS_UNSUPPORTED, "a misaligned a is declined");
+  cr_expect_not_null(strstr(c.error, "16-byte aligned (TMA)"), "got: %s", c.error);
+  a->data = (char *)a->data - 8;
+  c.params[2].value = 500; /* k, no longer a multiple of qk */
+  cr_expect_eq(gemm->supports(&c.in), KHOST_STATUS_INVALID_ARGUMENT, "%s", c.error);
+}
+
+/* The variant each shape takes (the rule in docs/CUTE.md), named without a GPU. */
+Test(cute, fp8_gemm_describe_names_tile_and_cluster_by_the_rule)
+{
+  const struct {
+    int64_t m, n, k, qm, qn, qk;
+    const char *name;
+  } rows[] = {
+      {64, 2112, 7168, 1, 128, 128,
+       "sm90_fp8_blockscaled<tile=64x128x128,cluster=1x1,pingpong,scales=1x128_128x128>"},
+      {128, 2112, 7168, 1, 128, 128,
+       "sm90_fp8_blockscaled<tile=128x128x128,cluster=1x1,cooperative,scales=1x128_128x128>"},
+      {4096, 7168, 2048, 1, 128, 128,
+       "sm90_fp8_blockscaled<tile=128x128x128,cluster=2x1,cooperative,scales=1x128_128x128>"},
+      {7, 512, 1024, 1, 128, 128,
+       "sm90_fp8_blockscaled<tile=64x128x128,cluster=1x1,pingpong,scales=1x128_128x128> pad_sa"},
+      {4096, 4096, 4096, 512, 512, 512,
+       "sm90_fp8_blockscaled<tile=128x128x128,cluster=1x1,cooperative,scales=128x128_blocks>"},
+      {256, 384, 512, 1, 1, 128,
+       "sm90_fp8_blockscaled<tile=128x128x128,cluster=1x1,cooperative,scales=rows>"},
+      {256, 384, 512, 1, 128, 256,
+       "sm90_fp8_blockscaled<tile=128x128x128,cluster=1x1,cooperative,scales=rows>"},
+  };
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+    hand_call c;
+    char b[128];
+    hand_gemm_call(&c, rows[i].m, rows[i].n, rows[i].k, rows[i].qm, rows[i].qn, rows[i].qk);
+    cr_expect_str_eq(khost_test_describe(kernel("fp8_block_gemm"), &c.in, b, sizeof b), rows[i].name,
+                     "m = %lld", (long long)rows[i].m);
+  }
+}
+
+/* The workspace holds sa_t padded to rows of 4 floats exactly when TMA would
+ * read it (DeepSeek-V3's scales) and m % 4 != 0: 8 k-steps x 8 floats for m = 7. */
+Test(cute, fp8_gemm_workspace_pads_sa_t_only_for_tma_and_ragged_m)
+{
+  const struct {
+    int64_t m, qm, qn;
+    size_t bytes;
+  } cases[] = {{7, 1, 128, 256}, {64, 1, 128, 0}, {7, 1, 1, 0}, {129, 128, 128, 0}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    hand_call c;
+    hand_gemm_call(&c, cases[i].m, 512, 1024, cases[i].qm, cases[i].qn, 128);
+    size_t bytes = 1;
+    cr_expect_eq(kernel("fp8_block_gemm")->workspace_size(&c.in, &bytes), KHOST_STATUS_OK, "%s", c.error);
+    cr_expect_eq(bytes, cases[i].bytes, "m = %lld, qm = %lld, qn = %lld: %zu bytes", (long long)cases[i].m,
+                 (long long)cases[i].qm, (long long)cases[i].qn, bytes);
+  }
 }

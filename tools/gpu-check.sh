@@ -91,6 +91,8 @@ step smoke 0 "$build/khost" --suite smoke --json "$out/smoke.json"
 # fresh input sets (--trials) after timing, as a kernel wrong on some inputs only may pass one.
 step correctness 0 "$build/khost" --suite correctness --max-time 0.1 --trials 3 --json "$out/correctness.json"
 step gpumode 0 "$build/khost" --suite gpumode_nvfp4 --trials 3 --json "$out/gpumode.json"
+# fp8_block_gemm with every plugin that has it (reference CUDA, cute, vendor, triton_aot), as correctness.
+step fp8_gemm 0 "$build/khost" --suite fp8_gemm_correctness --max-time 0.1 --trials 3 --json "$out/fp8_gemm.json"
 # The vendor libraries as the yardstick (cuBLASLt, CUB): every vendor row must pass, or the
 # speedups would be relative to nothing.
 step vendor_baseline 0 "$build/khost" --strict --suite correctness --op reduce_sum --max-time 0.1 \

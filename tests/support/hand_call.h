@@ -121,4 +121,25 @@ static inline void hand_gemv_call(hand_call *c, int32_t device_type, int64_t m, 
   hand_tensor(c, true, "c", device_type, fp16, NULL, 2, out);
 }
 
+/* A well-formed fp8_block_gemm call at fake device addresses. */
+static inline void hand_gemm_call(hand_call *c, int64_t m, int64_t n, int64_t k, int64_t qm, int64_t qn,
+                                  int64_t qk)
+{
+  const khost_dtype e4m3 = {KHOST_DTYPE_FLOAT8_E4M3FN, 8, 1};
+  hand_call_init(c, "fp8_block_gemm", 1);
+  const char *names[6] = {"m", "n", "k", "qm", "qn", "qk"};
+  const int64_t values[6] = {m, n, k, qm, qn, qk};
+  for (int i = 0; i < 6; i++) hand_param(c, names[i], values[i]);
+  int64_t kb = k / qk, mb = (m + qm - 1) / qm, nb = (n + qn - 1) / qn;
+  const struct {
+    const char *name;
+    khost_dtype dtype;
+    int64_t shape[2];
+  } tensors[] = {{"a", e4m3, {m, k}},    {"b", e4m3, {n, k}},      {"sa", FP32, {mb, kb}},
+                 {"sb", FP32, {nb, kb}}, {"sa_t", FP32, {kb, mb}}, {"sb_t", FP32, {kb, nb}},
+                 {"out", BF16, {m, n}}};
+  for (int i = 0; i < 7; i++)
+    hand_tensor(c, i == 6, tensors[i].name, KHOST_DEVICE_CUDA, tensors[i].dtype, NULL, 2, tensors[i].shape);
+}
+
 #endif

@@ -1,0 +1,110 @@
+/* The scale layouts of the cute plugin's fp8_block_gemm kernels
+ * (plugins/cute/fp8_block_gemm_scales.cuh), on the CPU. Each scale tensor is
+ * real memory holding, at each scale, that scale's index in khost's sa
+ * ([ceil(rows/q), k/qk] row-major), laid out transposed as sa_t; the layout is
+ * tiled as CUTLASS's collective tiles it (local_tile by the CTA tile's rows and
+ * k, as its load_auxiliary does), and every row and 128-step of k must read
+ * sa[row / q][k / qk] and pass the collective's bounds predicate. Built by nvcc
+ * with the CUTLASS headers, as the plugin is; only when the plugin is built. */
+#include <criterion/criterion.h>
+
+#include <vector>
+
+#include "cute/tensor.hpp"
+#include "fp8_block_gemm_scales.cuh"
+
+using namespace cute;
+using khost__cute_fp8::SCALE_K;
+
+/* sa_t with leading dimension ld >= ceil(rows/q); padding holds -1, a value no scale index has. */
+static std::vector<float> indexed_sa_t(int rows, int q, int k, int qk, int ld)
+{
+  int blocks = (rows + q - 1) / q, k_blocks = k / qk;
+  std::vector<float> t(size_t(ld) * k_blocks, -1.0f);
+  for (int s = 0; s < k_blocks; s++)
+    for (int b = 0; b < blocks; b++) t[size_t(s) * ld + b] = float(b * k_blocks + s);
+  return t;
+}
+
+/* Every row < rows at every 128-step of k, through layout tiled by TILE_M rows. */
+template <int TILE_M, class ScaleLayout>
+static void expect_tiled_reads(ScaleLayout layout, const std::vector<float> &t, int rows, int q, int k,
+                               int qk)
+{
+  auto tile = Shape<Int<TILE_M>, _128, Int<SCALE_K>>{};
+  Tensor scales = make_tensor(t.data(), layout);
+  Tensor tiled = local_tile(scales, tile, make_coord(_, _, _), Step<_1, Underscore, _1>{});
+  Tensor where =
+      local_tile(make_identity_tensor(shape(layout)), tile, make_coord(_, _, _), Step<_1, Underscore, _1>{});
+  for (int r = 0; r < rows; r++)
+    for (int s = 0; s < k / SCALE_K; s++) {
+      float want = float((r / q) * (k / qk) + s * SCALE_K / qk);
+      /* first and last k of the step: one scale spans it */
+      for (int kk : {0, SCALE_K - 1}) {
+        float got = tiled(r % TILE_M, kk, r / TILE_M, s, 0);
+        cr_assert_eq(got, want, "rows %d, q %d, k %d, qk %d: row %d, step %d (+%d) read scale %g, not %g",
+                     rows, q, k, qk, r, s, kk, double(got), double(want));
+      }
+      cr_assert(elem_less(where(r % TILE_M, 0, r / TILE_M, s, 0), shape(layout)),
+                "rows %d: row %d, step %d is predicated off", rows, r, s);
+    }
+}
+
+/* DeepSeek-V3's a: one scale per row (G = 1), sa_t padded to 4 floats a step
+ * for TMA (m = 7), or not; on 128- and 64-row tiles. TMA reads the layout with
+ * its stride-0 modes dropped: (m, k/128, 1):(1, ld, ld k/128). */
+Test(fp8_block_gemm_scales, rows_of_a_read_sa_t_in_place_or_padded)
+{
+  const int cases[][2] = {{7, 8}, {64, 64}, {129, 132}, {4096, 4096}};
+  for (const auto &c : cases) {
+    int m = c[0], ld = c[1], k = 1024;
+    auto layout = khost__cute_fp8::make_plain_scales<1>(m, k / SCALE_K, ld);
+    std::vector<float> t = indexed_sa_t(m, 1, k, SCALE_K, ld);
+    expect_tiled_reads<128>(layout, t, m, 1, k, SCALE_K);
+    expect_tiled_reads<64>(layout, t, m, 1, k, SCALE_K);
+    auto tma_view = filter_zeros(layout);
+    cr_assert_eq(int(size<0>(tma_view)), m);
+    cr_assert_eq(int(size<1>(tma_view)), k / SCALE_K);
+    for (int s = 0; s < k / SCALE_K; s++)
+      for (int r = 0; r < m; r++)
+        cr_assert_eq(int(tma_view(r, s, 0)), s * ld + r, "m = %d: row %d, step %d", m, r, s);
+  }
+}
+
+/* DeepSeek-V3's b: 128 x 128 blocks (G = 128), n = 2112 ends in half a block. */
+Test(fp8_block_gemm_scales, blocks_of_b_read_sb_t)
+{
+  int n = 2112, k = 7168, blocks = (n + 127) / 128;
+  auto layout = khost__cute_fp8::make_plain_scales<128>(blocks, k / SCALE_K, blocks);
+  expect_tiled_reads<128>(layout, indexed_sa_t(n, 128, k, SCALE_K, blocks), n, 128, k, SCALE_K);
+}
+
+/* Square blocks of 128, 256, 512 at granularity 128: each scale repeats over
+ * q/128 tiles and qk/128 steps; rows that end inside a block or a tile. */
+Test(fp8_block_gemm_scales, square_blocks_repeat_over_tiles_and_steps)
+{
+  const int cases[][4] = {{129, 128, 256, 128},   {1024, 256, 1024, 256}, {1536, 512, 1536, 512},
+                          {4096, 512, 4096, 512}, {65, 512, 512, 512},    {2112, 128, 256, 128}};
+  for (const auto &c : cases) {
+    int rows = c[0], q = c[1], k = c[2], qk = c[3];
+    auto layout = khost__cute_fp8::make_nested_scales<128>(rows, q, k, qk);
+    int ld = (rows + q - 1) / q;
+    expect_tiled_reads<128>(layout, indexed_sa_t(rows, q, k, qk, ld), rows, q, k, qk);
+  }
+}
+
+/* Scales per row (G = 1) for q dividing the 128-row tile or a multiple of it, and
+ * qk a multiple of 128: per-token (q = 1), blocks of 64, 128, 256 rows read row by
+ * row. (Any other q, 3 say, is no layout of a tile's rows: row 128 of q = 3 read
+ * the scale of row 140; supports() declines it.) */
+Test(fp8_block_gemm_scales, rows_read_block_heights_that_tile)
+{
+  const int cases[][4] = {{256, 1, 512, 128},  {384, 128, 512, 128},  {100, 1, 768, 256},
+                          {384, 64, 512, 512}, {129, 128, 1024, 256}, {300, 256, 768, 256}};
+  for (const auto &c : cases) {
+    int rows = c[0], q = c[1], k = c[2], qk = c[3];
+    auto layout = khost__cute_fp8::make_nested_scales<1>(rows, q, k, qk);
+    int ld = (rows + q - 1) / q;
+    expect_tiled_reads<128>(layout, indexed_sa_t(rows, q, k, qk, ld), rows, q, k, qk);
+  }
+}
