@@ -128,35 +128,44 @@ Test(cute, fp8_gemm_supports_the_suites_block_shapes_and_declines_the_rest)
   cr_expect_eq(gemm->supports(&c.in), KHOST_STATUS_INVALID_ARGUMENT, "%s", c.error);
 }
 
-/* The variant each shape takes (the rule in docs/CUTE.md), named without a GPU. */
-Test(cute, fp8_gemm_describe_names_tile_and_cluster_by_the_rule)
+/* A shape and the name describe() gives the variant it takes. */
+typedef struct gemm_name {
+  int64_t m, n, k, qm, qn, qk;
+  const char *name;
+} gemm_name;
+
+#define FP8_VARIANT(tile, cluster, schedule, scales)                                                         \
+  "sm90_fp8_blockscaled<tile=" tile ",cluster=" cluster "," schedule ",scales=" scales ">"
+
+static void expect_gemm_names(const gemm_name *rows, size_t count)
 {
-  const struct {
-    int64_t m, n, k, qm, qn, qk;
-    const char *name;
-  } rows[] = {
-      {64, 2112, 7168, 1, 128, 128,
-       "sm90_fp8_blockscaled<tile=64x128x128,cluster=1x1,pingpong,scales=1x128_128x128>"},
-      {128, 2112, 7168, 1, 128, 128,
-       "sm90_fp8_blockscaled<tile=128x128x128,cluster=1x1,cooperative,scales=1x128_128x128>"},
-      {4096, 7168, 2048, 1, 128, 128,
-       "sm90_fp8_blockscaled<tile=128x128x128,cluster=2x1,cooperative,scales=1x128_128x128>"},
-      {7, 512, 1024, 1, 128, 128,
-       "sm90_fp8_blockscaled<tile=64x128x128,cluster=1x1,pingpong,scales=1x128_128x128> pad_sa"},
-      {4096, 4096, 4096, 512, 512, 512,
-       "sm90_fp8_blockscaled<tile=128x128x128,cluster=1x1,cooperative,scales=128x128_blocks>"},
-      {256, 384, 512, 1, 1, 128,
-       "sm90_fp8_blockscaled<tile=128x128x128,cluster=1x1,cooperative,scales=rows>"},
-      {256, 384, 512, 1, 128, 256,
-       "sm90_fp8_blockscaled<tile=128x128x128,cluster=1x1,cooperative,scales=rows>"},
-  };
-  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+  for (size_t i = 0; i < count; i++) {
     hand_call c;
     char b[128];
     hand_gemm_call(&c, rows[i].m, rows[i].n, rows[i].k, rows[i].qm, rows[i].qn, rows[i].qk);
     cr_expect_str_eq(khost_test_describe(kernel("fp8_block_gemm"), &c.in, b, sizeof b), rows[i].name,
-                     "m = %lld", (long long)rows[i].m);
+                     "m = %lld, q = %lld x %lld x %lld", (long long)rows[i].m, (long long)rows[i].qm,
+                     (long long)rows[i].qn, (long long)rows[i].qk);
   }
+}
+
+/* The variant each shape takes (the rule in docs/CUTE.md), named without a GPU:
+ * DeepSeek-V3's scales by m, then the other block shapes. */
+Test(cute, fp8_gemm_describe_names_tile_and_cluster_by_the_rule)
+{
+  const gemm_name deepseek[] = {
+      {64, 2112, 7168, 1, 128, 128, FP8_VARIANT("64x128x128", "1x1", "pingpong", "1x128_128x128")},
+      {7, 512, 1024, 1, 128, 128, FP8_VARIANT("64x128x128", "1x1", "pingpong", "1x128_128x128") " pad_sa"},
+      {128, 2112, 7168, 1, 128, 128, FP8_VARIANT("128x128x128", "1x1", "cooperative", "1x128_128x128")},
+      {4096, 7168, 2048, 1, 128, 128, FP8_VARIANT("128x128x128", "2x1", "cooperative", "1x128_128x128")},
+  };
+  expect_gemm_names(deepseek, sizeof deepseek / sizeof deepseek[0]);
+  const gemm_name others[] = {
+      {4096, 4096, 4096, 512, 512, 512, FP8_VARIANT("128x128x128", "1x1", "cooperative", "128x128_blocks")},
+      {256, 384, 512, 1, 1, 128, FP8_VARIANT("128x128x128", "1x1", "cooperative", "rows")},
+      {256, 384, 512, 1, 128, 256, FP8_VARIANT("128x128x128", "1x1", "cooperative", "rows")},
+  };
+  expect_gemm_names(others, sizeof others / sizeof others[0]);
 }
 
 /* The workspace holds sa_t padded to rows of 4 floats exactly when TMA would

@@ -52,18 +52,18 @@ static void expect_tiled_reads(ScaleLayout layout, const std::vector<float> &t, 
 
 /* DeepSeek-V3's a: one scale per row (G = 1), sa_t padded to 4 floats a step
  * for TMA (m = 7), or not; on 128- and 64-row tiles. TMA reads the layout with
- * its stride-0 modes dropped: (m, k/128, 1):(1, ld, ld k/128). */
+ * its stride-0 modes dropped: (ld, k/128, 1):(1, ld, ld k/128). */
 Test(fp8_block_gemm_scales, rows_of_a_read_sa_t_in_place_or_padded)
 {
   const int cases[][2] = {{7, 8}, {64, 64}, {129, 132}, {4096, 4096}};
   for (const auto &c : cases) {
     int m = c[0], ld = c[1], k = 1024;
-    auto layout = khost__cute_fp8::make_plain_scales<1>(m, k / SCALE_K, ld);
+    auto layout = khost__cute_fp8::make_plain_scales<1>(ld, k / SCALE_K, ld); /* as the kernel makes it */
     std::vector<float> t = indexed_sa_t(m, 1, k, SCALE_K, ld);
     expect_tiled_reads<128>(layout, t, m, 1, k, SCALE_K);
     expect_tiled_reads<64>(layout, t, m, 1, k, SCALE_K);
     auto tma_view = filter_zeros(layout);
-    cr_assert_eq(int(size<0>(tma_view)), m);
+    cr_assert_eq(int(size<0>(tma_view)), ld);
     cr_assert_eq(int(size<1>(tma_view)), k / SCALE_K);
     for (int s = 0; s < k / SCALE_K; s++)
       for (int r = 0; r < m; r++)
@@ -79,18 +79,23 @@ Test(fp8_block_gemm_scales, blocks_of_b_read_sb_t)
   expect_tiled_reads<128>(layout, indexed_sa_t(n, 128, k, SCALE_K, blocks), n, 128, k, SCALE_K);
 }
 
+/* Each case {rows, q, k, qk} through the nested layout of granularity G. */
+template <int G, size_t N> static void expect_nested_reads(const int (&cases)[N][4])
+{
+  for (const auto &c : cases) {
+    int rows = c[0], q = c[1], k = c[2], qk = c[3];
+    auto layout = khost__cute_fp8::make_nested_scales<G>(rows, q, k, qk);
+    expect_tiled_reads<128>(layout, indexed_sa_t(rows, q, k, qk, (rows + q - 1) / q), rows, q, k, qk);
+  }
+}
+
 /* Square blocks of 128, 256, 512 at granularity 128: each scale repeats over
  * q/128 tiles and qk/128 steps; rows that end inside a block or a tile. */
 Test(fp8_block_gemm_scales, square_blocks_repeat_over_tiles_and_steps)
 {
   const int cases[][4] = {{129, 128, 256, 128},   {1024, 256, 1024, 256}, {1536, 512, 1536, 512},
                           {4096, 512, 4096, 512}, {65, 512, 512, 512},    {2112, 128, 256, 128}};
-  for (const auto &c : cases) {
-    int rows = c[0], q = c[1], k = c[2], qk = c[3];
-    auto layout = khost__cute_fp8::make_nested_scales<128>(rows, q, k, qk);
-    int ld = (rows + q - 1) / q;
-    expect_tiled_reads<128>(layout, indexed_sa_t(rows, q, k, qk, ld), rows, q, k, qk);
-  }
+  expect_nested_reads<128>(cases);
 }
 
 /* Scales per row (G = 1) for q dividing the 128-row tile or a multiple of it, and
@@ -101,10 +106,5 @@ Test(fp8_block_gemm_scales, rows_read_block_heights_that_tile)
 {
   const int cases[][4] = {{256, 1, 512, 128},  {384, 128, 512, 128},  {100, 1, 768, 256},
                           {384, 64, 512, 512}, {129, 128, 1024, 256}, {300, 256, 768, 256}};
-  for (const auto &c : cases) {
-    int rows = c[0], q = c[1], k = c[2], qk = c[3];
-    auto layout = khost__cute_fp8::make_nested_scales<1>(rows, q, k, qk);
-    int ld = (rows + q - 1) / q;
-    expect_tiled_reads<128>(layout, indexed_sa_t(rows, q, k, qk, ld), rows, q, k, qk);
-  }
+  expect_nested_reads<1>(cases);
 }

@@ -27,16 +27,16 @@ namespace khost__cute_fp8 {
 
 using namespace cute;
 
-/* The collective builder asks for depth-2 scale layouts; the nested ones are
- * depth 3. So the builder chooses everything (tiled MMA, shared-memory atoms,
- * stages: the same for both, as granularity 128 per tile is the same) from the
- * plain layout, and the collective is then instantiated with the nested one. */
 /* The collective's scale granularity of m and n for each mapping. */
 template <khost__cute_fp8_scales S>
 constexpr int granularity_m = S == khost__cute_fp8_scales::blocks_both ? 128 : 1;
 template <khost__cute_fp8_scales S>
 constexpr int granularity_n = S == khost__cute_fp8_scales::rows_both ? 1 : 128;
 
+/* The collective builder asks for depth-2 scale layouts; the nested ones are
+ * depth 3. So the builder chooses everything (tiled MMA, shared-memory atoms,
+ * stages: the same for both, which have the same granularities) from the
+ * plain layout, and the collective is then instantiated with the nested one. */
 template <class Built, class LayoutSFA, class LayoutSFB>
 using with_scale_layouts = cutlass::gemm::collective::CollectiveMma<
     typename Built::DispatchPolicy, typename Built::TileShape, typename Built::ElementA,
@@ -90,7 +90,10 @@ template <class V> typename gemm_of<V>::LayoutSFA layout_sfa(const khost__cute_f
   if constexpr (gemm_of<V>::nested)
     return make_nested_scales<G>(c.m, c.qm, c.k, c.qk);
   else
-    return make_plain_scales<G>(c.m, c.k / SCALE_K, c.sa_t_ld);
+    /* ld rows, not m: CUTLASS checks the TMA'd extent in 16-byte units too (the
+     * padding's scales only meet a's rows past m, which TMA reads as zeros and
+     * the epilogue never stores). */
+    return make_plain_scales<G>(c.sa_t_ld, c.k / SCALE_K, c.sa_t_ld);
 }
 
 template <class V> typename gemm_of<V>::LayoutSFB layout_sfb(const khost__cute_fp8_call &c)
