@@ -60,11 +60,11 @@ constexpr size_t TMA_ALIGN = 16;
  * row. */
 const variant &pick(const khost__fp8_gemm &g)
 {
-  if (g.qm == 1 && g.qn == 128 && g.qk == STEP_K) {
+  if (g.qm == 1 && g.qn == TILE_ROWS && g.qk == STEP_K) {
     if (g.m <= 64) return deepseek_m64;
     return g.m >= 1024 ? deepseek_cluster2 : deepseek;
   }
-  if (g.qm % 128 == 0 && g.qn % 128 == 0) return blocks;
+  if (g.qm % TILE_ROWS == 0 && g.qn % TILE_ROWS == 0) return blocks;
   return rows;
 }
 

@@ -19,7 +19,7 @@ using namespace cute;
 /* The collective's granularity of k: one promotion per 128 of k, the tile's k. */
 constexpr int SCALE_K = 128;
 
-/* A transposed scale tensor with q = G and qk = 128 (blocks = ceil(rows/G) a
+/* A transposed scale tensor with q = G and qk = 128 (blocks >= ceil(rows/G) a
  * k-step, leading dimension ld >= blocks) as the collective's M- (N-) major
  * layout ((G, blocks), (128, k/128), 1):((0, 1), (0, ld), ld k/128): row r at
  * k-step s reads s ld + r / G. */
