@@ -157,14 +157,18 @@ void khost__child_finish(khost__child *c, int kill_it, khost__child_end *end)
     return;
   }
   if (!kill_it) {
-    /* The pipe closed: give the child a moment to exit on its own before killing it. */
-    for (int i = 0; i < 200; i++) {
+    /* The pipe closed: give the child 2 s to exit on its own before killing it.
+     * Its exit is usually microseconds behind the pipe's close, so the pauses
+     * start at 0.1 ms and double to 10 ms: a fixed 10 ms cost every child (each
+     * plugin's check, the init probe, every worker) that much wall time. */
+    useconds_t pause = 100;
+    for (useconds_t waited = 0; waited < 2000000; waited += pause, pause = pause < 5000 ? 2 * pause : 10000) {
       pid_t r = waitpid(c->pid, &status, WNOHANG);
       if (r == c->pid) {
         describe_end(status, end);
         return;
       }
-      usleep(10000);
+      usleep(pause);
     }
   }
   kill(c->pid, SIGKILL);

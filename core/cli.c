@@ -10,6 +10,7 @@
 
 #include "file_identity.h"
 #include "list.h"
+#include "whole_number.h"
 
 enum {
   OPT_SUITE = 256,
@@ -170,10 +171,8 @@ static void defaults(khost__options *o)
 
 static int parse_int(const char *flag_name, const char *s, int lo, int hi, int *out, khost__err *err)
 {
-  char *end;
-  errno = 0;
-  long v = strtol(s, &end, 10);
-  if (errno || end == s || *end || v < lo || v > hi)
+  long v;
+  if (!khost__whole_number(s, lo, hi, &v))
     return khost__errorf(err, KHOST__E_CONFIG, "--%s needs a whole number from %d to %d, got '%s'", flag_name,
                          lo, hi, s);
   *out = (int)v;

@@ -445,6 +445,29 @@ int khost__column_read(const khost__column *c, const khost__row *row, khost__val
   return has && (c->format == KHOST__FORMAT_COUNT || khost__column_measured(c, row));
 }
 
+int khost__column_cell(const khost__column *c, const khost__row *row, char *cell, size_t size)
+{
+  khost__value v;
+  int has = khost__column_read(c, row, &v) && khost__column_measured(c, row);
+  if (has)
+    khost__column_format(c->format, &v, cell, size);
+  else
+    snprintf(cell, size, "-");
+  return has;
+}
+
+int khost__column_shown_for_run(const khost__column *c, const khost__run_info *info)
+{
+  if (c->show == KHOST__SHOW_IF_PEAK) return info && info->peak_gbps > 0;
+  if (c->show == KHOST__SHOW_IF_DEVICES) return info && info->ndevices > 1;
+  return c->show == KHOST__SHOW_ALWAYS;
+}
+
+int khost__column_shown_by_row(const khost__column *c, const khost__row *row, char *cell, size_t size)
+{
+  return khost__column_cell(c, row, cell, size) && c->show != KHOST__SHOW_IF_DEVICES;
+}
+
 static int place(const khost__column *c, khost__placement in)
 {
   return in == KHOST__IN_CSV ? c->csv.at : c->table.at;

@@ -13,6 +13,8 @@
 
 #include "result.h"
 
+struct khost__run_info;
+
 /* What kind of value a column holds, which decides how each report writes it. */
 typedef enum {
   KHOST__FORMAT_TEXT,       /* text (the table aligns it left) */
@@ -88,6 +90,23 @@ int khost__column_read(const khost__column *c, const khost__row *row, khost__val
 
 /* 1 when row has the part of the measurement c needs (it was checked, or timed). */
 int khost__column_measured(const khost__column *c, const khost__row *row);
+
+/* Column c of row as the table shows it, into cell (size bytes): the value as
+ * khost__column_format writes it, or "-" when the row has none; a column of a
+ * part of the measurement the row lacks (never checked, never timed) has none,
+ * counts included. 1 when the cell holds a value. The table fills its cells with
+ * it, and so does the HTML report, from each row read back (report_row.h). */
+int khost__column_cell(const khost__column *c, const khost__row *row, char *cell, size_t size);
+
+/* Whether the table shows column c whatever its rows hold: always, where the run
+ * measured the copy peak (KHOST__SHOW_IF_PEAK) or spread its cases over devices
+ * (KHOST__SHOW_IF_DEVICES). info may be NULL (no run facts: only the first). */
+int khost__column_shown_for_run(const khost__column *c, const struct khost__run_info *info);
+
+/* khost__column_cell, and whether that cell shows column c in the table: it holds
+ * a value, and c is not the device's ordinal, which every row has and which is
+ * shown only where it tells rows apart (khost__column_shown_for_run). */
+int khost__column_shown_by_row(const khost__column *c, const khost__row *row, char *cell, size_t size);
 
 /* Writes v as the table shows a value of format into cell (size bytes): "61.7%",
  * "3.25x", "12.3 us". The HTML report formats the JSON's numbers with it too, so

@@ -1,25 +1,29 @@
 #include "compare_text.h"
 
-#include <string.h>
-
 /* The columns of a line: identity, then numbers. */
 #define CASE_WIDTH    36
 #define BACKEND_WIDTH 12
 #define DEVICE_WIDTH  4
 #define MESSAGE_CHARS 80 /* of a lost row's message */
 
+/* Whether byte c begins a UTF-8 character: it is not a continuation byte (10xxxxxx). */
+static int starts_character(char c)
+{
+  return ((unsigned char)c & 0xC0) != 0x80;
+}
+
 /* UTF-8 characters, not bytes: a name's width on the screen. */
-static int characters(const char *s, size_t n)
+static int characters(const char *s)
 {
   int count = 0;
-  for (size_t i = 0; i < n && s[i]; i++) count += ((unsigned char)s[i] & 0xC0) != 0x80;
+  for (; *s; s++) count += starts_character(*s);
   return count;
 }
 
 /* s left-aligned in width characters, then a blank; a longer s is not cut. */
 static void padded(FILE *out, const char *s, int width)
 {
-  int n = characters(s, strlen(s));
+  int n = characters(s);
   fprintf(out, "%s%*s ", s, n < width ? width - n : 0, "");
 }
 
@@ -47,8 +51,7 @@ static void print_lost(FILE *out, const khost__lost *l)
   fprintf(out, "LOST: PASS -> %s ", l->status);
   int shown = 0;
   for (const char *m = l->message; *m; m++) {
-    int starts_character = ((unsigned char)*m & 0xC0) != 0x80;
-    if (starts_character && shown++ == MESSAGE_CHARS) break;
+    if (starts_character(*m) && shown++ == MESSAGE_CHARS) break;
     fputc(*m == '\n' ? ' ' : *m, out);
   }
   fputc('\n', out);

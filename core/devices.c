@@ -1,23 +1,20 @@
 #include "devices.h"
 
-#include <ctype.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The item of len characters at s as an ordinal: digits only, no sign or blank. */
+#include "whole_number.h"
+
+/* The item of len characters at s as an ordinal, by --device's rule (whole_number.h). */
 static int ordinal(const char *s, size_t len, int *out)
 {
-  char buf[16], *end;
-  if (len == 0 || len >= sizeof buf) return 0;
+  char buf[32];
+  long v;
+  if (len >= sizeof buf) return 0;
   memcpy(buf, s, len);
   buf[len] = '\0';
-  for (size_t i = 0; i < len; i++)
-    if (!isdigit((unsigned char)buf[i])) return 0;
-  errno = 0;
-  long v = strtol(buf, &end, 10);
-  if (errno || *end || v > KHOST__DEVICE_ORDINAL_MAX) return 0;
+  if (!khost__whole_number(buf, 0, KHOST__DEVICE_ORDINAL_MAX, &v)) return 0;
   *out = (int)v;
   return 1;
 }

@@ -9,6 +9,7 @@
 #include "html.h"
 #include "html_charts.h"
 #include "report.h"
+#include "report_row.h"
 
 #define CELL        72
 #define MAX_SERIES  64 /* the JSON's summary names no more backends either */
@@ -58,29 +59,6 @@ static int series_of(series_list *s, const json_t *row)
   snprintf(s->names[s->n], SERIES_NAME, "%s", name);
   s->ptrs[s->n] = s->names[s->n];
   return s->n++;
-}
-
-/* The JSON value of col in row, formatted as the table formats it: 1, or 0 and
- * "-" when the row has none. A column of a part of the measurement the row
- * lacks has none, counts included, as in the table. */
-static int format_json(const khost__column *col, const json_t *row, char *cell)
-{
-  static const char *const needs_path[] = {
-      [KHOST__NEEDS_CHECK] = "check.count", [KHOST__NEEDS_TIMING] = "time.samples"};
-  json_t *j = khost__report_value(row, col->json);
-  khost__value v = {0};
-  double measured = 1;
-  if (col->needs != KHOST__NEEDS_NOTHING) khost__report_number(row, needs_path[col->needs], &measured);
-  if (!j || measured <= 0) return strcpy(cell, "-"), 0;
-  if (json_is_string(j))
-    v.text = json_string_value(j), v.size = strlen(v.text);
-  else if (json_is_integer(j) || json_is_boolean(j))
-    v.count = json_is_boolean(j) ? json_is_true(j) : (uint64_t)json_integer_value(j),
-    v.number = (double)v.count;
-  else
-    v.number = json_number_value(j);
-  khost__column_format(col->format, &v, cell, CELL);
-  return 1;
 }
 
 /* A row's roof fraction: 1 and *key naming it, when it has one. */
@@ -243,14 +221,20 @@ typedef struct row_table {
   int n;
 } row_table;
 
+/* The terminal table's columns and cells (columns.h), of each row read back as
+ * the run held it (report_row.h): the page and the table cannot show, format or
+ * judge a value two ways. */
 static void plan_table(row_table *t, const khost__report_doc *doc, const op_rows *op)
 {
   char cell[CELL];
+  khost__run_info info;
+  khost__report_run_info(doc, &info);
   t->n = khost__columns_placed(KHOST__IN_TABLE, t->cols);
-  for (int k = 0; k < t->n; k++) {
-    t->shown[k] = t->cols[k]->show == KHOST__SHOW_ALWAYS;
-    for (int i = 0; i < op->n && !t->shown[k]; i++)
-      t->shown[k] = format_json(t->cols[k], khost__report_row(doc, op->at[i]), cell);
+  for (int k = 0; k < t->n; k++) t->shown[k] = khost__column_shown_for_run(t->cols[k], &info);
+  for (int i = 0; i < op->n; i++) {
+    khost__row row;
+    khost__report_row_read(khost__report_row(doc, op->at[i]), &row);
+    for (int k = 0; k < t->n; k++) t->shown[k] |= khost__column_shown_by_row(t->cols[k], &row, cell, CELL);
   }
 }
 
@@ -264,6 +248,8 @@ static void text_cell(FILE *out, const char *tag, const char *text)
 static void table_row(FILE *out, const row_table *t, const json_t *row)
 {
   char cell[CELL];
+  khost__row read;
+  khost__report_row_read(row, &read);
   const char *status = khost__report_text(row, "status"), *message = khost__report_text(row, "message");
   int ncols = 2;
   fprintf(out, "<tr class=\"row status-%s\" data-status=\"%s\">", status, status);
@@ -271,7 +257,7 @@ static void table_row(FILE *out, const row_table *t, const json_t *row)
   text_cell(out, "td", khost__report_text(row, "params"));
   for (int k = 0; k < t->n; k++) {
     if (!t->shown[k]) continue;
-    format_json(t->cols[k], row, cell);
+    khost__column_cell(t->cols[k], &read, cell, CELL);
     ncols++;
     text_cell(out, "td", cell);
   }

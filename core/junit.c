@@ -190,20 +190,25 @@ struct khost__junit_writer {
   khost__report_file file;
 };
 
-/* The document into memory, then to the file as one whole. */
+/* What khost__junit_write takes, for khost__report_file_publish_written. */
+typedef struct junit_document {
+  const khost__run_info *info;
+  const khost__row *rows;
+  int nrows, finished;
+} junit_document;
+
+static int write_document(FILE *out, const void *ctx, khost__err *err)
+{
+  const junit_document *d = ctx;
+  return khost__junit_write(out, d->info, d->rows, d->nrows, d->finished, err);
+}
+
+/* The document to the file as one whole. */
 static int publish(khost__junit_writer *w, const khost__run_info *info, const khost__row *rows, int nrows,
                    int finished, khost__err *err)
 {
-  char *text = NULL;
-  size_t size = 0;
-  FILE *f = open_memstream(&text, &size);
-  if (!f) return khost__errorf(err, KHOST__E_NOMEM, "JUnit report %s: out of memory", w->file.path);
-  int rc = khost__junit_write(f, info, rows, nrows, finished, err);
-  if (fclose(f) != 0 && rc == KHOST__OK)
-    rc = khost__errorf(err, KHOST__E_NOMEM, "JUnit report %s: out of memory", w->file.path);
-  if (rc == KHOST__OK) rc = khost__report_file_publish(&w->file, &(struct iovec){text, size}, 1, err);
-  free(text);
-  return rc;
+  junit_document d = {info, rows, nrows, finished};
+  return khost__report_file_publish_written(&w->file, write_document, &d, err);
 }
 
 int khost__junit_open(const char *path, const khost__run_info *info, mode_t mode, khost__junit_writer **out,

@@ -37,8 +37,8 @@ typedef struct lane {
   khost__options o;
   khost__suite suite;
   const khost__registry *reg;
-  int first, stride; /* its cases' places: first, first + stride, ... */
-  int fd, sent;      /* in the lane: the pipe, the cases sent so far */
+  int *positions; /* its cases' places among the run's cases, in its order */
+  int fd, sent;   /* in the lane: the pipe, the cases sent so far */
   khost__child child;
   int open, ended; /* in the parent: its pipe is read; its end message came */
 } lane;
@@ -54,7 +54,7 @@ static int lane_case_done(void *ctx, const khost__row *rows, int n, const khost_
                           khost__err *err)
 {
   lane *l = ctx;
-  case_msg c = {.position = l->first + l->sent++ * l->stride, .have_device = device != NULL};
+  case_msg c = {.position = l->positions[l->sent++], .have_device = device != NULL};
   if (device) c.device = *device;
   for (int i = 0; i < n; i++) {
     row_msg m = {.position = c.position, .row = rows[i]};
@@ -87,13 +87,18 @@ static int plan_lane(lane *l, int k, const khost__options *o, const khost__suite
   l->o = *o;
   l->o.device = d->ordinals[k];
   l->o.threads = khost__devices_lane_threads(o->threads, d->count);
-  l->first = k;
-  l->stride = d->count;
   snprintf(l->suite.path, sizeof l->suite.path, "%s", suite->path);
-  l->suite.cases = calloc((size_t)suite->ncases / (size_t)d->count + 1, sizeof *l->suite.cases);
-  if (!l->suite.cases) return khost__errorf(err, KHOST__E_NOMEM, "out of memory");
+  size_t most = (size_t)suite->ncases / (size_t)d->count + 1;
+  l->suite.cases = calloc(most, sizeof *l->suite.cases);
+  l->positions = calloc(most, sizeof *l->positions);
+  if (!l->suite.cases || !l->positions) return khost__errorf(err, KHOST__E_NOMEM, "out of memory");
+  /* Each case's place is kept as it is picked, so that the lane rule is
+   * khost__devices_lane_of alone, never inverted here. */
   for (int p = 0; p < suite->ncases; p++)
-    if (khost__devices_lane_of(p, d->count) == k) l->suite.cases[l->suite.ncases++] = suite->cases[p];
+    if (khost__devices_lane_of(p, d->count) == k) {
+      l->positions[l->suite.ncases] = p;
+      l->suite.cases[l->suite.ncases++] = suite->cases[p];
+    }
   return KHOST__OK;
 }
 
@@ -221,7 +226,8 @@ int khost__run_lanes(const khost__options *o, const khost__registry *reg, const 
   /* Lanes that started run to their end, also after another failed: none is left behind. */
   listen_all(&run);
   for (int p = 0; run.held && p < suite->ncases; p++) free(run.held[p].rows);
-  for (int k = 0; run.lanes && k < devices->count; k++) free(run.lanes[k].suite.cases);
+  for (int k = 0; run.lanes && k < devices->count; k++)
+    free(run.lanes[k].suite.cases), free(run.lanes[k].positions);
   free(run.held);
   free(run.lanes);
   *failed = run.failed;

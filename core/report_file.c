@@ -126,6 +126,21 @@ int khost__report_file_publish(khost__report_file *f, const struct iovec *parts,
   return f->stream ? publish_stream(f, parts, nparts, err) : publish_file(f, parts, nparts, err);
 }
 
+int khost__report_file_publish_written(khost__report_file *f, khost__report_writer write, const void *ctx,
+                                       khost__err *err)
+{
+  char *text = NULL;
+  size_t size = 0;
+  FILE *mem = open_memstream(&text, &size);
+  if (!mem) return khost__errorf(err, KHOST__E_NOMEM, "%s %s: out of memory", f->label, f->path);
+  int rc = write(mem, ctx, err);
+  if (fclose(mem) != 0 && rc == KHOST__OK)
+    rc = khost__errorf(err, KHOST__E_NOMEM, "%s %s: out of memory", f->label, f->path);
+  if (rc == KHOST__OK) rc = khost__report_file_publish(f, &(struct iovec){text, size}, 1, err);
+  free(text);
+  return rc;
+}
+
 /* Writes size bytes of data at offset at: 0, or -1 with errno. */
 static int write_at(int fd, const char *data, size_t size, size_t at)
 {

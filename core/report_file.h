@@ -8,6 +8,7 @@
 #define KHOST_REPORT_FILE_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 
@@ -34,6 +35,15 @@ int khost__report_file_open(khost__report_file *f, const char *label, const char
  * replaced by a new one; a stream is written. KHOST__E_IO with the reason, and
  * the file at path stays as it was. */
 int khost__report_file_publish(khost__report_file *f, const struct iovec *parts, int nparts, khost__err *err);
+
+/* Writes a whole document to a stream: KHOST__OK, or a status with err set. */
+typedef int (*khost__report_writer)(FILE *out, const void *ctx, khost__err *err);
+
+/* The document write(out, ctx) makes, made whole in memory, then published as
+ * khost__report_file_publish does: a reader never sees part of it. write's
+ * status, KHOST__E_NOMEM, or publish's. The JUnit and HTML reports go out so. */
+int khost__report_file_publish_written(khost__report_file *f, khost__report_writer write, const void *ctx,
+                                       khost__err *err);
 
 /* Replaces the file's bytes from offset at to its end with data, in one write,
  * padded with spaces where data is shorter: the file never shrinks, so no stale

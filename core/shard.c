@@ -1,7 +1,5 @@
 #include "shard.h"
 
-#include <ctype.h>
-#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,18 +7,7 @@
 
 #include "buffers.h" /* khost__hash_bytes */
 #include "suite.h"
-
-/* A whole number from lo to hi, all of s, digits only (strtol would take blanks and a sign). */
-static int whole_number(const char *s, long lo, long hi, long *out)
-{
-  char *end;
-  if (!isdigit((unsigned char)*s)) return 0;
-  errno = 0;
-  long v = strtol(s, &end, 10);
-  if (errno || end == s || *end || v < lo || v > hi) return 0;
-  *out = v;
-  return 1;
-}
+#include "whole_number.h"
 
 /* The job array variable name as a number from lo to hi; fallback when it is unset and fallback >= 0. */
 static int slurm_variable(const char *name, long lo, long hi, long fallback, long *out, khost__err *err)
@@ -34,7 +21,7 @@ static int slurm_variable(const char *name, long lo, long hi, long fallback, lon
     return khost__errorf(
         err, KHOST__E_CONFIG,
         "--shard slurm: %s is not set (run it as a task of a Slurm job array: sbatch --array)", name);
-  if (!whole_number(v, lo, hi, out))
+  if (!khost__whole_number(v, lo, hi, out))
     return khost__errorf(err, KHOST__E_CONFIG,
                          "--shard slurm: %s is '%.40s', not a whole number from %ld to %ld", name, v, lo, hi);
   return KHOST__OK;
@@ -71,7 +58,7 @@ int khost__shard_parse(const char *spec, khost__shard *out, khost__err *err)
   if (ok) {
     snprintf(index, sizeof index, "%.*s", (int)slash, spec);
     snprintf(count, sizeof count, "%s", spec + slash + 1);
-    ok = whole_number(count, 1, KHOST__SHARD_MAX, &n) && whole_number(index, 0, n - 1, &i);
+    ok = khost__whole_number(count, 1, KHOST__SHARD_MAX, &n) && khost__whole_number(index, 0, n - 1, &i);
   }
   if (!ok)
     return khost__errorf(

@@ -144,24 +144,20 @@ out:
   return rc;
 }
 
+static int write_html(FILE *out, const void *sources, khost__err *err)
+{
+  return khost__html_report(out, sources, err);
+}
+
 /* The page, made whole in memory, then written as the JSON report is: under a
  * unique name in its folder and renamed over FILE, so no reader sees half a page. */
 static int write_page(const args *a, const khost__html_sources *s, khost__err *err)
 {
-  char *page = NULL;
-  size_t size = 0;
   khost__report_file f;
-  FILE *mem = open_memstream(&page, &size);
-  if (!mem) return khost__errorf(err, KHOST__E_NOMEM, "out of memory");
-  int rc = khost__html_report(mem, s, err);
-  if (fclose(mem) != 0 && rc == KHOST__OK) rc = khost__errorf(err, KHOST__E_NOMEM, "out of memory");
-  if (rc == KHOST__OK && (rc = khost__report_file_open(&f, "HTML report", a->output, khost__cli_report_mode(),
-                                                       err)) == KHOST__OK) {
-    struct iovec part = {page, size};
-    rc = khost__report_file_publish(&f, &part, 1, err);
-    khost__report_file_close(&f);
-  }
-  free(page);
+  int rc = khost__report_file_open(&f, "HTML report", a->output, khost__cli_report_mode(), err);
+  if (rc != KHOST__OK) return rc;
+  rc = khost__report_file_publish_written(&f, write_html, s, err);
+  khost__report_file_close(&f);
   return rc;
 }
 

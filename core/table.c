@@ -34,22 +34,9 @@ typedef struct row_layout {
   layout l;
 } row_layout;
 
-/* A column of a part of the measurement the row lacks (never checked, never
- * timed) shows a dash, counts included. 1 when the cell holds a value. */
-static int fill_cell(const khost__column *col, const khost__row *r, char *cell)
-{
-  khost__value v;
-  int has = khost__column_read(col, r, &v) && khost__column_measured(col, r);
-  if (has)
-    khost__column_format(col->format, &v, cell, CELL);
-  else
-    strcpy(cell, "-");
-  return has;
-}
-
 static void fill_cells(const row_layout *t, const khost__row *r, char (*c)[CELL])
 {
-  for (int k = 0; k < t->l.ncols; k++) fill_cell(t->cols[k], r, c[k]);
+  for (int k = 0; k < t->l.ncols; k++) khost__column_cell(t->cols[k], r, c[k], CELL);
 }
 
 static void widen(layout *l, char (*c)[CELL])
@@ -72,13 +59,6 @@ static void layout_init(layout *l, int ncols, int first_numeric, const char *con
   }
 }
 
-static int shown_before_rows(const khost__column *col, const khost__run_info *info)
-{
-  if (col->show == KHOST__SHOW_IF_PEAK) return info && info->peak_gbps > 0;
-  if (col->show == KHOST__SHOW_IF_DEVICES) return info && info->ndevices > 1;
-  return col->show == KHOST__SHOW_ALWAYS;
-}
-
 /* The table's columns. Widths fit every row of every case, so all blocks line up
  * under each other. */
 static void plan_rows(row_layout *t, const khost__run_info *info, const khost__row *rows, int nrows)
@@ -89,12 +69,10 @@ static void plan_rows(row_layout *t, const khost__run_info *info, const khost__r
   layout_init(&t->l, n, 0, t->titles);
   for (int k = 0; k < n; k++) {
     t->l.text[k] = t->cols[k]->format == KHOST__FORMAT_TEXT;
-    t->l.shown[k] = shown_before_rows(t->cols[k], info);
+    t->l.shown[k] = khost__column_shown_for_run(t->cols[k], info);
   }
   for (int i = 0; i < nrows; i++) {
-    /* A device's ordinal is in every row; shown only where it tells the rows apart. */
-    for (int k = 0; k < n; k++)
-      t->l.shown[k] |= fill_cell(t->cols[k], &rows[i], c[k]) && t->cols[k]->show != KHOST__SHOW_IF_DEVICES;
+    for (int k = 0; k < n; k++) t->l.shown[k] |= khost__column_shown_by_row(t->cols[k], &rows[i], c[k], CELL);
     widen(&t->l, c);
   }
 }

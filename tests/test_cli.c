@@ -152,7 +152,14 @@ Test(cli, bad_values_are_refused_with_the_rule)
       {"--threads", "0", "--threads needs a whole number from 1 to 4096, got '0'"},
       {"--threads", "2x", "--threads needs a whole number"},
       {"--graph", "-1", "--graph needs a whole number from 0"},
+      /* One rule for every whole number (whole_number.h): digits only, in range. */
       {"--device", "", "--device needs a whole number"},
+      {"--device", "+1", "--device needs a whole number from 0 to 1023, got '+1'"},
+      {"--device", "-1", "--device needs a whole number from 0 to 1023, got '-1'"},
+      {"--device", " 1", "--device needs a whole number"},
+      {"--device", "1024", "--device needs a whole number from 0 to 1023, got '1024'"},
+      {"--device", "99999999999999999999", "--device needs a whole number"},
+      {"--threads", "+2", "--threads needs a whole number from 1 to 4096, got '+2'"},
       {"--max-time", "abc", "--max-time needs a number of at least 0, got 'abc'"},
       {"--max-noise", "-1", "--max-noise needs a number of at least 0"},
       {"--timeout", "0", "--timeout needs a number from 0.001 to 86400, got '0'"},
@@ -301,6 +308,16 @@ Test(cli, usage_names_every_flag)
     cr_expect(strstr(text, needle), "usage does not list %s", names[i]);
   }
   free(text);
+}
+
+/* A leading zero is decimal, as in --devices and --shard: 08 is device 8. */
+Test(cli, device_08_is_device_8)
+{
+  khost__options o;
+  khost__err err;
+  const char *argv[] = {"khost", "--device", "08"};
+  cr_assert_eq(parse(&o, &err, 3, argv), KHOST__OK, "%s", err.msg);
+  cr_expect_eq(o.device, 8);
 }
 
 Test(cli, shard_is_read_or_refused)

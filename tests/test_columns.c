@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "columns.h"
+#include "report.h"
 
 static const khost__column *column(const char *name)
 {
@@ -183,4 +184,32 @@ Test(columns, unmeasured_rates_and_spreads_are_absent)
   cr_expect_not(khost__column_read(column("variant"), &r, &v), "no name, no variant");
   cr_expect(khost__column_read(column("is_baseline"), &r, &v));
   cr_expect_eq(v.count, 0);
+}
+
+/* The cell and the show rules the table and the HTML report share: a dash where
+ * the part of the measurement is missing, counts included; the device's ordinal,
+ * in every row, shown only for a run over several devices; %peak also where the
+ * run measured its copy bandwidth. */
+Test(columns, cells_and_the_columns_shown_follow_the_table_s_rules)
+{
+  khost__row r = timed_row();
+  char cell[72];
+  cr_expect(khost__column_cell(column("mismatches"), &r, cell, sizeof cell));
+  cr_expect_str_eq(cell, "2");
+  r.measured.check.count = 0;
+  cr_expect_not(khost__column_cell(column("mismatches"), &r, cell, sizeof cell));
+  cr_expect_str_eq(cell, "-", "a count of a check that never ran is a dash");
+  r.id.device_ordinal = 3;
+  cr_expect(khost__column_cell(column("device_ordinal"), &r, cell, sizeof cell));
+  cr_expect_str_eq(cell, "3");
+  cr_expect_not(khost__column_shown_by_row(column("device_ordinal"), &r, cell, sizeof cell),
+                "a row's ordinal alone does not show the column");
+  cr_expect(khost__column_shown_by_row(column("median_s"), &r, cell, sizeof cell));
+  khost__run_info one = {.ndevices = 1}, spread = {.ndevices = 2}, peak = {.peak_gbps = 3000};
+  cr_expect_not(khost__column_shown_for_run(column("device_ordinal"), &one));
+  cr_expect_not(khost__column_shown_for_run(column("device_ordinal"), NULL));
+  cr_expect(khost__column_shown_for_run(column("device_ordinal"), &spread));
+  cr_expect_not(khost__column_shown_for_run(column("peak_fraction"), &one));
+  cr_expect(khost__column_shown_for_run(column("peak_fraction"), &peak));
+  cr_expect(khost__column_shown_for_run(column("status"), NULL));
 }

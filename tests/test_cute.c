@@ -21,10 +21,9 @@ Test(cute, descriptor_lists_every_op_on_cuda)
   const khost_plugin *plugin = khost_test_plugin("KHOST_CUTE_PLUGIN");
   cr_expect_str_eq(plugin->name, "cute");
   cr_expect_str_eq(plugin->language, "cute");
-  cr_expect_eq(plugin->nkernels, 5);
-  static const char *const ops[] = {"nvfp4_gemv", "copy_transpose", "reduce_sum", "softmax_online",
-                                    "fp8_block_gemm"};
-  for (int i = 0; i < 5; i++)
+  cr_expect_eq(plugin->nkernels, KHOST_TEST_GPU_OPS);
+  const char *const *ops = khost_test_gpu_ops();
+  for (int i = 0; i < KHOST_TEST_GPU_OPS; i++)
     cr_expect_not_null(kernel(ops[i])->supports, "%s declares what it declines", ops[i]);
 }
 
@@ -98,7 +97,7 @@ Test(cute, fp8_gemm_supports_the_suites_block_shapes_and_declines_the_rest)
                            {256, 384, 512, 1, 1, 128},      {100, 136, 768, 1, 128, 256}};
   for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
     hand_call c;
-    hand_gemm_call(&c, ok[i][0], ok[i][1], ok[i][2], ok[i][3], ok[i][4], ok[i][5]);
+    hand_fp8_gemm_call(&c, KHOST_DEVICE_CUDA, ok[i][0], ok[i][1], ok[i][2], ok[i][3], ok[i][4], ok[i][5]);
     cr_expect_eq(gemm->supports(&c.in), KHOST_STATUS_OK, "case %zu: %s", i, c.error);
   }
   const struct {
@@ -112,13 +111,13 @@ Test(cute, fp8_gemm_supports_the_suites_block_shapes_and_declines_the_rest)
   };
   for (size_t i = 0; i < sizeof declined / sizeof declined[0]; i++) {
     hand_call c;
-    hand_gemm_call(&c, declined[i].m, declined[i].n, declined[i].k, declined[i].qm, declined[i].qn,
-                   declined[i].qk);
+    hand_fp8_gemm_call(&c, KHOST_DEVICE_CUDA, declined[i].m, declined[i].n, declined[i].k, declined[i].qm,
+                       declined[i].qn, declined[i].qk);
     cr_expect_eq(gemm->supports(&c.in), KHOST_STATUS_UNSUPPORTED, "%s", c.error);
     cr_expect_not_null(strstr(c.error, declined[i].reason), "got: %s", c.error);
   }
   hand_call c;
-  hand_gemm_call(&c, 64, 256, 512, 1, 128, 128);
+  hand_fp8_gemm_call(&c, KHOST_DEVICE_CUDA, 64, 256, 512, 1, 128, 128);
   khost_tensor *a = &c.inputs[KHOST_FP8_BLOCK_GEMM_A];
   a->data = (char *)a->data + 8;
   cr_expect_eq(gemm->supports(&c.in), KHOST_STATUS_UNSUPPORTED, "a misaligned a is declined");
@@ -142,7 +141,8 @@ static void expect_gemm_names(const gemm_name *rows, size_t count)
   for (size_t i = 0; i < count; i++) {
     hand_call c;
     char b[128];
-    hand_gemm_call(&c, rows[i].m, rows[i].n, rows[i].k, rows[i].qm, rows[i].qn, rows[i].qk);
+    hand_fp8_gemm_call(&c, KHOST_DEVICE_CUDA, rows[i].m, rows[i].n, rows[i].k, rows[i].qm, rows[i].qn,
+                       rows[i].qk);
     cr_expect_str_eq(khost_test_describe(kernel("fp8_block_gemm"), &c.in, b, sizeof b), rows[i].name,
                      "m = %lld, q = %lld x %lld x %lld", (long long)rows[i].m, (long long)rows[i].qm,
                      (long long)rows[i].qn, (long long)rows[i].qk);
@@ -178,10 +178,60 @@ Test(cute, fp8_gemm_workspace_pads_sa_t_only_for_tma_and_ragged_m)
   } cases[] = {{7, 1, 128, 256}, {64, 1, 128, 0}, {7, 1, 1, 0}, {129, 128, 128, 0}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     hand_call c;
-    hand_gemm_call(&c, cases[i].m, 512, 1024, cases[i].qm, cases[i].qn, 128);
+    hand_fp8_gemm_call(&c, KHOST_DEVICE_CUDA, cases[i].m, 512, 1024, cases[i].qm, cases[i].qn, 128);
     size_t bytes = 1;
     cr_expect_eq(kernel("fp8_block_gemm")->workspace_size(&c.in, &bytes), KHOST_STATUS_OK, "%s", c.error);
     cr_expect_eq(bytes, cases[i].bytes, "m = %lld, qm = %lld, qn = %lld: %zu bytes", (long long)cases[i].m,
                  (long long)cases[i].qm, (long long)cases[i].qn, bytes);
   }
+}
+
+/* 16-byte words where a run of hd elements is whole words, else the element's bits; the
+ * suites' shapes all supported, nb = 0 included. */
+Test(cute, kv_ops_name_words_or_elements_by_the_run_length)
+{
+  const khost_kv_dims llama = {64, 8, 80, 2, 16, 128}, odd = {4, 3, 2, 1, 5, 129}, none = {0, 3, 2, 2, 4, 5};
+  struct {
+    const khost_kv_dims *dims;
+    khost_dtype dtype;
+    const char *name;
+  } cases[] = {{&llama, BF16, "kv_copy<words,cta_per_chunk>"},
+               {&llama, E4M3, "kv_copy<words,cta_per_chunk>"},
+               {&odd, FP32, "kv_copy<b32,cta_per_chunk>"},
+               {&odd, E4M3, "kv_copy<b8,cta_per_chunk>"},
+               {&none, FP16, "kv_copy<b16,cta_per_chunk>"}};
+  for (int o = 0; o < KHOST_TEST_KV_OPS; o++) {
+    const char *kv_op = khost_test_kv_ops()[o];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+      for (int layout = KHOST_KV_NHD; layout <= KHOST_KV_HND; layout++) {
+        hand_call c;
+        char name[64];
+        hand_kv_call(&c, kv_op, KHOST_DEVICE_CUDA, cases[i].dtype, cases[i].dims, layout);
+        cr_expect_eq(kernel(kv_op)->supports(&c.in), KHOST_STATUS_OK, "%s: %s", kv_op, c.error);
+        cr_expect_str_eq(khost_test_describe(kernel(kv_op), &c.in, name, sizeof name), cases[i].name,
+                         "%s case %zu", kv_op, i);
+      }
+  }
+}
+
+/* nb = 0 enqueues nothing and succeeds, GPU or not. */
+Test(cute, kv_ops_run_nothing_for_no_blocks)
+{
+  const khost_kv_dims none = {0, 3, 2, 2, 4, 5};
+  for (int o = 0; o < KHOST_TEST_KV_OPS; o++) {
+    const char *kv_op = khost_test_kv_ops()[o];
+    hand_call c;
+    hand_kv_call(&c, kv_op, KHOST_DEVICE_CUDA, BF16, &none, KHOST_KV_HND);
+    cr_expect_eq(kernel(kv_op)->run(&c.in), KHOST_STATUS_OK, "%s: %s", kv_op, c.error);
+  }
+}
+
+Test(cute, kv_ops_refuse_a_table_of_the_wrong_length)
+{
+  const khost_kv_dims dims = {3, 3, 2, 2, 4, 5};
+  hand_call c;
+  hand_kv_call(&c, "kv_block_to_operational", KHOST_DEVICE_CUDA, FP16, &dims, KHOST_KV_NHD);
+  c.shapes[KHOST_KV_SRC_TABLE][0] -= 1;
+  cr_expect_eq(kernel("kv_block_to_operational")->supports(&c.in), KHOST_STATUS_INVALID_ARGUMENT);
+  cr_expect(strstr(c.error, "src_table"), "%s", c.error);
 }

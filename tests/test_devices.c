@@ -28,6 +28,8 @@ Test(devices, a_list_keeps_its_order)
   d = parsed("1023");
   cr_expect_eq(d.count, 1);
   cr_expect_eq(d.ordinals[0], 1023);
+  d = parsed("08,1"); /* decimal, as --device reads it (whole_number.h) */
+  cr_expect_eq(d.ordinals[0], 8);
 }
 
 Test(devices, all_waits_for_the_count)
@@ -43,8 +45,9 @@ Test(devices, all_waits_for_the_count)
 
 Test(devices, a_bad_item_is_refused_by_name)
 {
-  const char *bad[] = {"",   ",",  "0,", ",1",   "0,,1", "x",   "1x",    "-1",
-                       "+1", " 1", "1 ", "1024", "0.5",  "ALL", "all,0", "99999999999999999999"};
+  const char *bad[] = {"",     ",",    "0,", ",1",   "0,,1", "x",   "1x",    "-1",
+                       "+1",   " 1",   "1 ", "1024", "0.5",  "ALL", "all,0", "99999999999999999999",
+                       "0,+1", "0,-1", "0,"};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     khost__devices d;
     khost__err err = {{0}};

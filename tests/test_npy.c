@@ -218,7 +218,7 @@ Test(npy, a_relative_path_is_written_in_the_start_folder_and_named_as_given)
 /* Runs tests/npy_check.py on path; its exit status (77: numpy missing, 127: no python). */
 static int numpy_check(const char *path, const char *descr, const char *shape, const char *values)
 {
-  const char *python = getenv("KHOST_PYTHON") ? getenv("KHOST_PYTHON") : "python3";
+  const char *python = getenv("KHOST_TEST_PYTHON") ? getenv("KHOST_TEST_PYTHON") : "python3";
   int status = 0;
   pid_t pid = fork();
   cr_assert_geq(pid, 0);
@@ -257,7 +257,7 @@ Test(npy, numpy_loads_what_is_written)
     int rc = numpy_check(in_dir(c->name), c->descr, c->shape, c->values);
     if (rc == 77 || rc == 127) {
       remove_dir(); /* a skip does not run the suite's .fini */
-      cr_skip_test("python3 with numpy is not available (set KHOST_PYTHON)");
+      cr_skip_test("python3 with numpy is not available (set KHOST_TEST_PYTHON)");
     }
     cr_expect_eq(rc, 0, "numpy disagrees about %s (see stderr)", c->name);
   }

@@ -145,3 +145,27 @@ Test(report_file, a_stream_khost_may_not_write_is_refused)
   cr_expect_eq(khost__report_file_open(&f, "test report", path, 0644, &err), KHOST__E_CONFIG);
   cr_expect_not_null(strstr(err.msg, "cannot write"), "%s", err.msg);
 }
+
+/* A writer of two lines, then (ctx non-NULL) a failure with ctx as its message. */
+static int two_lines(FILE *out, const void *ctx, khost__err *err)
+{
+  fputs("line 1\n", out);
+  fputs("line 2\n", out);
+  return ctx ? khost__errorf(err, KHOST__E_IO, "%s", (const char *)ctx) : KHOST__OK;
+}
+
+/* The JUnit and HTML reports' way out: the writer's whole document, or, when the
+ * writer fails, its status and nothing new at the path. */
+Test(report_file, a_written_document_is_published_whole_or_not_at_all)
+{
+  khost__report_file f;
+  khost__err err = {{0}};
+  open_ok(&f, 0644);
+  cr_assert_eq(khost__report_file_publish_written(&f, two_lines, NULL, &err), KHOST__OK, "%s", err.msg);
+  cr_expect_str_eq(contents(), "line 1\nline 2\n");
+  cr_expect_eq(khost__report_file_publish_written(&f, two_lines, "writer failed", &err), KHOST__E_IO);
+  cr_expect_str_eq(err.msg, "writer failed");
+  cr_expect_str_eq(contents(), "line 1\nline 2\n", "the file stays as last published");
+  cr_expect_eq(others(), 0, "no temporary file stays");
+  khost__report_file_close(&f);
+}

@@ -28,11 +28,28 @@ Test(shard, i_of_n_is_read)
   cr_expect_eq(s.count, 4);
   cr_assert_eq(khost__shard_parse("0/1", &s, &err), KHOST__OK, "%s", err.msg);
   cr_expect_eq(s.index + s.count, 1);
+  cr_assert_eq(khost__shard_parse("08/010", &s, &err), KHOST__OK, "%s", err.msg); /* decimal, as --device */
+  cr_expect(s.index == 8 && s.count == 10);
 }
 
 Test(shard, a_malformed_or_out_of_range_spec_is_refused)
 {
-  const char *bad[] = {"4/4", "-1/4", "1/0", "a/b", "1", "1/4x", "", "/4", "1/", "0/100001", " 1/4"};
+  const char *bad[] = {"4/4",
+                       "-1/4",
+                       "1/0",
+                       "a/b",
+                       "1",
+                       "1/4x",
+                       "",
+                       "/4",
+                       "1/",
+                       "0/100001",
+                       " 1/4",
+                       "+1/4",
+                       "1/+4",
+                       "1/-4",
+                       "99999999999999999999/4",
+                       "0/99999999999999999999"};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     khost__shard s = {7, 9};
     khost__err err = {{0}};

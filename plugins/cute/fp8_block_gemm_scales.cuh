@@ -1,7 +1,7 @@
 /* The layouts through which fp8_block_gemm's CUTLASS collective reads khost's
  * transposed scales (sa_t [k/qk, ceil(m/qm)], sb_t [k/qk, ceil(n/qn)], row-major),
  * apart from the kernel so that a CPU test can check their index math
- * (tests/test_fp8_block_gemm_scales.cu). The collective reads a scale layout of
+ * (tests/test_cute_fp8_block_gemm_scales.cu). The collective reads a scale layout of
  * shape ((G, rows/G), (128, k/128), 1): its granularity G of rows and 128 of k are
  * the static extents of the inner modes (stride 0), and it tiles both like a and
  * b (local_tile by the CTA tile), so that step (row / G, k / 128) finds its scale. */

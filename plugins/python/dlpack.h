@@ -5,6 +5,7 @@
 #ifndef KHOST_PYTHON_DLPACK_H
 #define KHOST_PYTHON_DLPACK_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define KHOST__DLPACK_MAJOR 1
@@ -50,5 +51,31 @@ typedef struct khost__dl_managed_versioned {
   uint64_t flags;
   khost__dl_tensor dl_tensor;
 } khost__dl_managed_versioned;
+
+/* These structs cross into NumPy and PyTorch as DLPack's own: a field out of place
+ * would hand them wrong shapes or data silently. The layouts DLPack's dlpack.h
+ * gives on a 64-bit target, checked where the plugin is built. */
+_Static_assert(sizeof(khost__dl_dtype) == 4 && offsetof(khost__dl_dtype, code) == 0 &&
+                   offsetof(khost__dl_dtype, bits) == 1 && offsetof(khost__dl_dtype, lanes) == 2,
+               "DLDataType is {uint8 code, uint8 bits, uint16 lanes} in 4 bytes");
+_Static_assert(sizeof(khost__dl_device) == 8 && offsetof(khost__dl_device, device_id) == 4,
+               "DLDevice is {int32 device_type, int32 device_id}");
+#if UINTPTR_MAX == UINT64_MAX
+_Static_assert(offsetof(khost__dl_tensor, device) == 8 && offsetof(khost__dl_tensor, ndim) == 16 &&
+                   offsetof(khost__dl_tensor, dtype) == 20 && offsetof(khost__dl_tensor, shape) == 24 &&
+                   offsetof(khost__dl_tensor, strides) == 32 &&
+                   offsetof(khost__dl_tensor, byte_offset) == 40 && sizeof(khost__dl_tensor) == 48,
+               "DLTensor's layout on a 64-bit target");
+_Static_assert(offsetof(khost__dl_managed, manager_ctx) == 48 && offsetof(khost__dl_managed, deleter) == 56 &&
+                   sizeof(khost__dl_managed) == 64,
+               "DLManagedTensor's layout on a 64-bit target");
+_Static_assert(offsetof(khost__dl_managed_versioned, minor) == 4 &&
+                   offsetof(khost__dl_managed_versioned, manager_ctx) == 8 &&
+                   offsetof(khost__dl_managed_versioned, deleter) == 16 &&
+                   offsetof(khost__dl_managed_versioned, flags) == 24 &&
+                   offsetof(khost__dl_managed_versioned, dl_tensor) == 32 &&
+                   sizeof(khost__dl_managed_versioned) == 80,
+               "DLManagedTensorVersioned's layout on a 64-bit target");
+#endif
 
 #endif

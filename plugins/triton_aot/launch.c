@@ -1,6 +1,7 @@
 #include "launch.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,8 +11,9 @@
 
 /* Triton 3 kernels take a global and a profile scratch pointer after their own
  * parameters; variants needing either are refused at build time, so both are NULL. */
-#define SCRATCH_ARGS 2
-#define MAX_ARGS     16
+#define SCRATCH_ARGS    2
+#define MAX_ARGS        16
+#define WORKSPACE_ALIGN 16
 /* Above this a kernel must opt in to more dynamic shared memory. */
 #define DEFAULT_SHARED_LIMIT (48 * 1024)
 
@@ -126,6 +128,10 @@ int khost__triton_check_workspace(const khost_input *in, const khost__triton_var
     return khost__triton_errorf(in->error, in->error_size, KHOST_STATUS_INVALID_ARGUMENT,
                                 "variant %s needs %zu bytes of workspace, the call has %zu", v->name, bytes,
                                 in->workspace ? in->workspace_bytes : 0);
+  /* The kernels were compiled on the promise of a 16-byte aligned scratch pointer. */
+  if (bytes && (uintptr_t)in->workspace % WORKSPACE_ALIGN != 0)
+    return khost__triton_errorf(in->error, in->error_size, KHOST_STATUS_INVALID_ARGUMENT,
+                                "variant %s needs a %d-byte aligned workspace", v->name, WORKSPACE_ALIGN);
   return KHOST_STATUS_OK;
 }
 
@@ -154,6 +160,13 @@ int khost__triton_device_facts(khost__triton_device *out, char *err, size_t err_
   *out = facts;
   pthread_mutex_unlock(&lock);
   return rc == CUDA_SUCCESS ? KHOST_STATUS_OK : KHOST__CU_FAIL(cu, rc, err, err_size);
+}
+
+int khost__triton_select_on_device(const khost__triton_rule *rule, khost__triton_shape *s, int ask_device,
+                                   const khost__triton_variant **out, char *err, size_t err_size)
+{
+  int status = ask_device ? khost__triton_device_facts(&s->device, err, err_size) : KHOST_STATUS_OK;
+  return status == KHOST_STATUS_OK ? khost__triton_select(rule, s, out, err, err_size) : status;
 }
 
 void khost__triton_release(void)

@@ -20,11 +20,17 @@ int khost__triton_launch(const khost__triton_variant *v, const char *expected, v
                          const unsigned int grid[3], void *stream, char *err, size_t err_size);
 
 /* KHOST_STATUS_INVALID_ARGUMENT, with a message in in->error, when variant v needs
- * `bytes` of scratch and the call's workspace is missing or smaller; 0 otherwise. */
+ * `bytes` of scratch and the call's workspace is missing, smaller or not 16-byte
+ * aligned; 0 otherwise. */
 int khost__triton_check_workspace(const khost_input *in, const khost__triton_variant *v, size_t bytes);
 
 /* Stores the facts of the current context's device that rules read in *out. */
 int khost__triton_device_facts(khost__triton_device *out, char *err, size_t err_size);
+
+/* khost__triton_select for *s, with the current device's facts stored in s->device
+ * first when ask_device is nonzero (for the rules that read them; supports() never asks). */
+int khost__triton_select_on_device(const khost__triton_rule *rule, khost__triton_shape *s, int ask_device,
+                                   const khost__triton_variant **out, char *err, size_t err_size);
 
 /* Unloads the modules loaded in the current context, forgets all others (their
  * contexts release them), and unloads the driver. For the plugin's fini. */

@@ -144,11 +144,11 @@ static int prepare(const khost_input *in, gemv_call *call, const khost__triton_v
 {
   int status = call_of(in, call);
   /* Only the rule reads the device; a forced variant needs none. */
-  if (status == KHOST_STATUS_OK && !khost__triton_forces(khost__triton_gemv_rule.op))
-    status = khost__triton_device_facts(&call->shape.device, in->error, in->error_size);
-  if (status == KHOST_STATUS_OK)
-    status = khost__triton_select(&khost__triton_gemv_rule, &call->shape, v, in->error, in->error_size);
-  return status;
+  return status == KHOST_STATUS_OK
+             ? khost__triton_select_on_device(&khost__triton_gemv_rule, &call->shape,
+                                              !khost__triton_forces(khost__triton_gemv_rule.op), v, in->error,
+                                              in->error_size)
+             : status;
 }
 
 static int run(const khost_input *in)

@@ -24,6 +24,7 @@ typedef struct khost__triton_shape {
   int aligned;                    /* every pointer 16-byte aligned and the row lengths the op's kernels
                                      assume aligned multiples of 16 elements */
   khost__triton_device device;    /* all 0 where not asked (supports(), forced variants) */
+  int64_t qm, qn, qk;             /* fp8_block_gemm's scale block shape */
 } khost__triton_shape;
 
 /* One op's rule. Static. */

@@ -297,8 +297,11 @@ static int describe(const khost_input *in, char *buf, size_t size)
   api->algo_get(&p->algo, CUBLASLT_ALGO_CONFIG_TILE_ID, &tile, sizeof tile, NULL);
   api->algo_get(&p->algo, CUBLASLT_ALGO_CONFIG_STAGES_ID, &stages, sizeof stages, NULL);
   bool pad_a = padded_bytes(a_scales(&c)) > 0, pad_b = padded_bytes(b_scales(&c)) > 0;
-  snprintf(buf, size, "cublasLt algo=%d tile=%d stages=%d%s%s", id, tile, stages, pad_a ? " pad_sa" : "",
-           pad_b ? " pad_sb" : "");
+  /* The version found, here rather than in the plugin's description, which is
+   * written before cuBLASLt is opened (plugin.c). cublasLtGetVersion() is MMmmpp. */
+  size_t v = api->get_version();
+  snprintf(buf, size, "cublasLt %zu.%zu.%zu algo=%d tile=%d stages=%d%s%s", v / 10000, v / 100 % 100, v % 100,
+           id, tile, stages, pad_a ? " pad_sa" : "", pad_b ? " pad_sb" : "");
   return KHOST_STATUS_OK;
 }
 
@@ -324,9 +327,10 @@ static int run(const khost_input *in)
   int status = prepare(in, &c, &p);
   if (status == KHOST_STATUS_OK) status = khost__cublaslt_handle(in, &handle);
   if (status != KHOST_STATUS_OK) return status;
-  if (in->workspace_bytes < workspace_bytes(&c, p) || (workspace_bytes(&c, p) && !in->workspace))
+  size_t needed = workspace_bytes(&c, p);
+  if (in->workspace_bytes < needed || (needed && !in->workspace))
     return khost__input_fail(in, KHOST_STATUS_INVALID_ARGUMENT, "workspace of %zu bytes, %zu asked for",
-                             in->workspace_bytes, workspace_bytes(&c, p));
+                             in->workspace_bytes, needed);
   char *cursor = (char *)in->workspace + round_up((int64_t)p->algo_bytes, 256);
   const void *sa = NULL, *sb = NULL;
   status = place_scales(in, a_scales(&c), &cursor, &sa);

@@ -88,8 +88,10 @@ Test(devices, a_spread_run_has_the_plain_run_s_rows_in_order)
   free(whole), free(spread);
 }
 
-/* Eight cases of 0.4 s asleep each: four lanes at once take about a quarter of
- * one lane's time. Sleeps overlap however loaded the CPU is. */
+/* Eight cases of 0.4 s asleep each: four lanes at once sleep 0.8 s of the 3.2 s
+ * one lane sleeps. Sleeps overlap however loaded the CPU is; khost's own CPU time
+ * per case does not, and grows under load in both runs, so the bound is on the
+ * time saved (at least half of the 2.4 s ideal), not on the ratio. */
 Test(devices, four_lanes_take_about_a_quarter_of_the_time)
 {
   char *suite = NULL;
@@ -108,7 +110,7 @@ Test(devices, four_lanes_take_about_a_quarter_of_the_time)
     free_outcome(&o);
   }
   cr_expect_geq(took[0], 8 * 0.4, "one lane sleeps 8 x 0.4 s: %.2f s", took[0]);
-  cr_expect_lt(took[1], 0.5 * took[0], "four lanes: %.2f s, one lane: %.2f s (ideal ratio 0.25)", took[1],
+  cr_expect_lt(took[1], took[0] - 1.2, "four lanes: %.2f s, one lane: %.2f s (ideal: 2.4 s less)", took[1],
                took[0]);
   free(suite);
 }

@@ -17,7 +17,7 @@ TestSuite(junit, .init = make_scratch, .fini = remove_scratch, .timeout = 120);
  * mode (finished, unfinished, killed); its exit status, or 127 without python. */
 static int junit_check(const char *junit, const char *json, const char *mode)
 {
-  const char *python = getenv("KHOST_PYTHON") ? getenv("KHOST_PYTHON") : "python3";
+  const char *python = getenv("KHOST_TEST_PYTHON") ? getenv("KHOST_TEST_PYTHON") : "python3";
   char script[4096];
   snprintf(script, sizeof script, "%s/tests/junit_check.py", env("KHOST_SOURCE_ROOT"));
   fflush(NULL);
@@ -35,7 +35,7 @@ static int junit_check(const char *junit, const char *json, const char *mode)
 static void expect_checked(const char *junit, const char *mode)
 {
   int rc = junit_check(junit, report_path(), mode);
-  if (rc == 127) SKIP_TEST("python3 is not available (set KHOST_PYTHON)");
+  if (rc == 127) SKIP_TEST("python3 is not available (set KHOST_TEST_PYTHON)");
   cr_expect_eq(rc, 0, "tests/junit_check.py %s %s %s failed (its message is above)", junit, report_path(),
                mode);
 }

@@ -4,9 +4,13 @@ that plugins/triton_aot/manifest.py collects (its docstring describes the fields
 FLOAT_TYPES = ("fp16", "bf16", "fp32")
 
 
-def variant(name, op, source, function, signature, constexprs, num_warps, dtype, aligned, cluster=1):
+def variant(name, op, source, function, signature, constexprs, num_warps, dtype, aligned, cluster=1,
+            num_stages=1):
+    """One manifest entry. num_stages stays 1 for the memory-bound ops: Triton's
+    shared-memory pipelining of a loop's loads drops their L2 eviction hints, which
+    measured worth more; a GEMM's loop, whose loads feed the tensor cores, is pipelined."""
     return {"name": name, "op": op, "source": source, "function": function, "signature": signature,
-            "constexprs": constexprs, "num_warps": num_warps, "num_stages": 1, "dtype": dtype,
+            "constexprs": constexprs, "num_warps": num_warps, "num_stages": num_stages, "dtype": dtype,
             "aligned": aligned, "cluster": cluster}
 
 

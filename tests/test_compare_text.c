@@ -1,0 +1,50 @@
+/* Tests for core/compare_text.c: khost compare's lines are laid out in UTF-8
+ * characters, not bytes: a name is padded by its characters, and a lost row's
+ * message is cut after 80 characters, never inside one. */
+#include <criterion/criterion.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare_text.h"
+
+/* What khost__compare_print writes for c; the caller frees it. */
+static char *printed(const khost__comparison *c)
+{
+  char *text = NULL;
+  size_t size = 0;
+  FILE *out = open_memstream(&text, &size);
+  cr_assert_not_null(out);
+  khost__err err = {{0}};
+  cr_assert_eq(khost__compare_print(out, c, 5, &err), KHOST__OK, "%s", err.msg);
+  fclose(out);
+  return text;
+}
+
+Test(compare_text, a_name_is_padded_by_its_characters)
+{
+  khost__compared row = {.key = {"αβγ", "b", "cpu"}, .base_s = 1e-6, .run_s = 1e-6, .verdict = KHOST__SAME};
+  khost__comparison c = {.rows = &row, .nrows = 1};
+  char *text = printed(&c);
+  /* The case column is 36 characters and a blank: 33 blanks after 3 characters (6 bytes). */
+  char want[64];
+  snprintf(want, sizeof want, "\nαβγ%33s b ", "");
+  cr_expect_not_null(strstr(text, want), "%s", text);
+  free(text);
+}
+
+Test(compare_text, a_lost_message_is_cut_after_80_characters)
+{
+  char message[2 * 100 + 1] = "";
+  for (int i = 0; i < 100; i++) strcat(message, "é"); /* two bytes each */
+  khost__lost lost = {.key = {"case", "b", "cpu"}, .status = "FAIL", .message = message};
+  khost__comparison c = {.lost = &lost, .nlost = 1};
+  char *text = printed(&c);
+  const char *shown = strstr(text, "LOST: PASS -> FAIL ");
+  cr_assert_not_null(shown, "%s", text);
+  shown += strlen("LOST: PASS -> FAIL ");
+  cr_expect_eq(strcspn(shown, "\n"), 160, "80 characters of 2 bytes: %s", text);
+  cr_expect_eq(strncmp(shown, message, 160), 0, "%s", text);
+  free(text);
+}
