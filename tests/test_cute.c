@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "khost/ops.h"
+#include "support/fp8_suites.h"
 #include "support/hand_call.h"
 #include "support/plugin_under_test.h"
 
@@ -125,6 +126,14 @@ Test(cute, fp8_gemm_supports_the_suites_block_shapes_and_declines_the_rest)
   a->data = (char *)a->data - 8;
   c.params[2].value = 500; /* k, no longer a multiple of qk */
   cr_expect_eq(gemm->supports(&c.in), KHOST_STATUS_INVALID_ARGUMENT, "%s", c.error);
+}
+
+/* Every case of both FP8 suites, read from the suite files, but n = 77: the TMA
+ * store's rows are 16-byte units. supports() runs CUTLASS's can_implement too. */
+Test(cute, fp8_gemm_supports_every_suite_case_but_n_77)
+{
+  const char *const declined[] = {"fp8_edge_k_is_qk_512"};
+  khost_test_expect_fp8_suites(kernel("fp8_block_gemm"), declined, 1);
 }
 
 /* A shape and the name describe() gives the variant it takes. */
