@@ -95,7 +95,7 @@ Test(cute, fp8_gemm_supports_the_suites_block_shapes_and_declines_the_rest)
   const khost_kernel *gemm = kernel("fp8_block_gemm");
   const int64_t ok[][6] = {{64, 2112, 7168, 1, 128, 128},   {1, 512, 1024, 1, 128, 128},
                            {129, 2112, 256, 128, 128, 128}, {4096, 4096, 4096, 512, 512, 512},
-                           {256, 384, 512, 1, 1, 128},      {100, 136, 768, 1, 128, 256}};
+                           {256, 384, 512, 1, 1, 128},      {100, 136, 768, 1, 1, 256}};
   for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
     hand_call c;
     hand_fp8_gemm_call(&c, KHOST_DEVICE_CUDA, ok[i][0], ok[i][1], ok[i][2], ok[i][3], ok[i][4], ok[i][5]);
@@ -107,8 +107,10 @@ Test(cute, fp8_gemm_supports_the_suites_block_shapes_and_declines_the_rest)
   } declined[] = {
       {256, 512, 1024, 1, 1, 64, "qk = 64: CUTLASS's block-scaled collective promotes once per 128 of k"},
       {65, 77, 512, 512, 512, 512, "n = 77: the TMA store needs out's rows in 16-byte units"},
-      {384, 256, 512, 3, 1, 128, "qm = 3: the collective reads scales through 128-row tiles"},
-      {384, 256, 512, 1, 96, 128, "qn = 96: the collective reads scales through 128-row tiles"},
+      {384, 256, 512, 3, 1, 128,
+       "qm = 3, qn = 1, qk = 128: the variants take 1 x 128 (a) with 128 x 128 (b)"},
+      {384, 256, 512, 1, 128, 256, "qm = 1, qn = 128, qk = 256: the variants take"},
+      {384, 256, 512, 128, 1, 128, "qm = 128, qn = 1, qk = 128: the variants take"},
   };
   for (size_t i = 0; i < sizeof declined / sizeof declined[0]; i++) {
     hand_call c;
@@ -172,7 +174,7 @@ Test(cute, fp8_gemm_describe_names_tile_and_cluster_by_the_rule)
   const gemm_name others[] = {
       {4096, 4096, 4096, 512, 512, 512, FP8_VARIANT("128x128x128", "1x1", "cooperative", "128x128_blocks")},
       {256, 384, 512, 1, 1, 128, FP8_VARIANT("128x128x128", "1x1", "cooperative", "rows")},
-      {256, 384, 512, 1, 128, 256, FP8_VARIANT("128x128x128", "1x1", "cooperative", "rows")},
+      {256, 384, 1024, 1, 1, 256, FP8_VARIANT("128x128x128", "1x1", "cooperative", "rows")},
   };
   expect_gemm_names(others, sizeof others / sizeof others[0]);
 }

@@ -45,27 +45,39 @@ const variant blocks = variant_of<khost__cute_fp8_blocks>(
 
 /* The collective's step of k: one promotion each, and its tile's k. */
 constexpr int64_t STEP_K = 128;
-/* The tile's n (and m but for the 64-row variant, whose qm is 1): a scale block
- * read per row must tile it. */
+/* The tile's n, and m but for the 64-row variant: the block of the variants
+ * that scale a whole tile at once. */
 constexpr int64_t TILE_ROWS = 128;
 /* TMA: rows of a, b and out, and the base addresses, in 16-byte units. */
 constexpr size_t TMA_ALIGN = 16;
 
-/* The rule (docs/CUTE.md). DeepSeek-V3's scales have three variants: m <= 64
- * fills half a 128-row tile, so 64-row tiles (two warpgroups on two tiles,
- * pingpong); m >= 1024 makes at least 8 tile rows, so clusters of 2 CTAs along m
- * share each tile of b by TMA multicast, halving b's loads from L2; 128 x 128
- * cooperative tiles between. Blocks of 128 multiples in m and n scale a whole
- * tile by one product; any other qm, qn (decline() has let through) scales each
- * row. */
+/* The block shapes the variants take (their scale mappings). */
+enum class family { deepseek, per_row, blocks, none };
+
+family family_of(const khost__fp8_gemm &g)
+{
+  if (g.qm == 1 && g.qn == TILE_ROWS && g.qk == STEP_K) return family::deepseek;
+  if (g.qm == 1 && g.qn == 1) return family::per_row;
+  if (g.qm % TILE_ROWS == 0 && g.qn % TILE_ROWS == 0) return family::blocks;
+  return family::none;
+}
+
+/* The rule (docs/CUTE.md), for a family other than none. DeepSeek-V3's scales
+ * have three variants: m <= 64 fills half a 128-row tile, so 64-row tiles (two
+ * warpgroups on two tiles, pingpong); m >= 1024 makes at least 8 tile rows, so
+ * clusters of 2 CTAs along m share each tile of b by TMA multicast, halving b's
+ * loads from L2; 128 x 128 cooperative tiles between. Blocks of 128 multiples in
+ * m and n scale a whole tile by one product; qm = qn = 1 scales each row and
+ * column. */
 const variant &pick(const khost__fp8_gemm &g)
 {
-  if (g.qm == 1 && g.qn == TILE_ROWS && g.qk == STEP_K) {
+  switch (family_of(g)) {
+  case family::deepseek:
     if (g.m <= 64) return deepseek_m64;
     return g.m >= 1024 ? deepseek_cluster2 : deepseek;
+  case family::blocks: return blocks;
+  default: return rows;
   }
-  if (g.qm % TILE_ROWS == 0 && g.qn % TILE_ROWS == 0) return blocks;
-  return rows;
 }
 
 bool is_deepseek(const variant &v)
@@ -106,17 +118,12 @@ int decline(const khost_input *in, const khost__fp8_gemm &g)
                              "qk = %lld: CUTLASS's block-scaled collective promotes once per 128 of k (its "
                              "tile's k), so qk must be a multiple of 128",
                              (long long)g.qk);
-  const struct {
-    const char *name;
-    int64_t q;
-  } sides[] = {{"qm", g.qm}, {"qn", g.qn}};
-  for (const auto &side : sides)
-    if (TILE_ROWS % side.q != 0 && side.q % TILE_ROWS != 0)
-      return khost__input_fail(
-          in, KHOST_STATUS_UNSUPPORTED,
-          "%s = %lld: the collective reads scales through 128-row tiles, so a block must "
-          "divide 128 rows or be a multiple of them",
-          side.name, (long long)side.q);
+  if (family_of(g) == family::none)
+    return khost__input_fail(
+        in, KHOST_STATUS_UNSUPPORTED,
+        "qm = %lld, qn = %lld, qk = %lld: the variants take 1 x 128 (a) with 128 x 128 (b) "
+        "blocks at qk = 128, 1 x qk on both sides, or multiples of 128 on both sides",
+        (long long)g.qm, (long long)g.qn, (long long)g.qk);
   if (g.n % 8 != 0)
     return khost__input_fail(in, KHOST_STATUS_UNSUPPORTED,
                              "n = %lld: the TMA store needs out's rows in 16-byte units (n %% 8 == 0)",

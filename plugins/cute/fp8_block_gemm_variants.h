@@ -19,9 +19,9 @@ enum class khost__cute_fp8_scales {
   /* qm = 1, qn = qk = 128 (DeepSeek-V3): sa_t as the collective's M-major SFA, by
    * TMA (its rows padded to 4 floats when m % 4 != 0); sb_t as its N-major SFB. */
   rows_a_blocks_b,
-  /* qm and qn dividing 128 or multiples of it, qk a multiple of 128: sa_t and
-   * sb_t read per row of a and b (granularity 1) through nested layouts that
-   * repeat each scale over qm (qn) rows and qk/128 steps of k. */
+  /* qm = qn = 1, qk a multiple of 128: sa_t and sb_t read per row of a and b
+   * (granularity 1) through nested layouts that repeat each scale over qk/128
+   * steps of k. */
   rows_both,
   /* qm, qn, qk multiples of 128: the same at granularity 128 in m and n. */
   blocks_both,
