@@ -74,7 +74,7 @@ static fault fault_table[] = {
 static const char *timeout_for(const fault *f)
 {
   /* Only the hang waits for it; the others must not be cut short by a slow machine. */
-  return strcmp(f->backend, "fault_hang") ? "30" : "5";
+  return strcmp(f->backend, "fault_hang") ? "30" : "2";
 }
 
 static void expect_fault_row(const outcome *o, json_t *doc, const fault *f)
@@ -297,7 +297,7 @@ static int run_fini_fixture(outcome *o, const char *plugin, const char *backend)
   char *log = scratch_path("fini.log"), *entry = NULL;
   cr_assert(asprintf(&entry, "KHOST_TEST_FINI_LOG=%s", log) >= 0);
   const char *envs[] = {entry, NULL};
-  KHOST_ENV(o, envs, FAST, "--op", "copy_transpose", "--timeout", "3", "--plugin", plugin, "--backends",
+  KHOST_ENV(o, envs, FAST, "--op", "copy_transpose", "--timeout", "2", "--plugin", plugin, "--backends",
             backend);
   char *calls = slurp(log);
   int n = calls ? occurrences(calls, "fini\n") : 0;
@@ -329,7 +329,7 @@ Test(faults, a_hanging_fini_is_named_once_and_waited_for_once)
       occurrences(o.err, "khost: plugin fault_fini_hang: fini() did not return in the worker of case "), 1,
       "stderr:\n%s", o.err);
   cr_expect_not_null(
-      strstr(o.err, "silent for longer than --timeout 3 s during fini; it is not called again"),
+      strstr(o.err, "silent for longer than --timeout 2 s during fini; it is not called again"),
       "stderr:\n%s", o.err);
   summary s = read_summary(o.out);
   cr_expect_eq(s.passed + s.skipped, s.rows, "every row is fini()'s victim, not its culprit:\n%s", o.out);
