@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "khost/ops.h"
+#include "support/fp8_suites.h"
 #include "support/hand_call.h"
 #include "support/plugin_under_test.h"
 
@@ -85,6 +86,115 @@ Test(cute, describe_names_the_kernel_each_shape_takes_without_launching)
   hand_gemv_call(&c, KHOST_DEVICE_CUDA, 256, 512, 2);
   cr_expect_str_eq(khost_test_describe(kernel("nvfp4_gemv"), &c.in, b, sizeof b), "gemv_rows<tpr=16,w=1>",
                    "rows of 16 chunks: 16 lanes a row group");
+}
+
+/* fp8_block_gemm takes the three block shapes of the suites and declines, with the
+ * reason, what CUTLASS's collective or the TMA store cannot do. */
+Test(cute, fp8_gemm_supports_the_suites_block_shapes_and_declines_the_rest)
+{
+  const khost_kernel *gemm = kernel("fp8_block_gemm");
+  const int64_t ok[][6] = {{64, 2112, 7168, 1, 128, 128},   {1, 512, 1024, 1, 128, 128},
+                           {129, 2112, 256, 128, 128, 128}, {4096, 4096, 4096, 512, 512, 512},
+                           {256, 384, 512, 1, 1, 128},      {100, 136, 768, 1, 1, 256}};
+  for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+    hand_call c;
+    hand_fp8_gemm_call(&c, KHOST_DEVICE_CUDA, ok[i][0], ok[i][1], ok[i][2], ok[i][3], ok[i][4], ok[i][5]);
+    cr_expect_eq(gemm->supports(&c.in), KHOST_STATUS_OK, "case %zu: %s", i, c.error);
+  }
+  const struct {
+    int64_t m, n, k, qm, qn, qk;
+    const char *reason;
+  } declined[] = {
+      {256, 512, 1024, 1, 1, 64, "qk = 64: CUTLASS's block-scaled collective promotes once per 128 of k"},
+      {65, 77, 512, 512, 512, 512, "n = 77: the TMA store needs out's rows in 16-byte units"},
+      {384, 256, 512, 3, 1, 128,
+       "qm = 3, qn = 1, qk = 128: the variants take 1 x 128 (a) with 128 x 128 (b)"},
+      {384, 256, 512, 1, 128, 256, "qm = 1, qn = 128, qk = 256: the variants take"},
+      {384, 256, 512, 128, 1, 128, "qm = 128, qn = 1, qk = 128: the variants take"},
+  };
+  for (size_t i = 0; i < sizeof declined / sizeof declined[0]; i++) {
+    hand_call c;
+    hand_fp8_gemm_call(&c, KHOST_DEVICE_CUDA, declined[i].m, declined[i].n, declined[i].k, declined[i].qm,
+                       declined[i].qn, declined[i].qk);
+    cr_expect_eq(gemm->supports(&c.in), KHOST_STATUS_UNSUPPORTED, "%s", c.error);
+    cr_expect_not_null(strstr(c.error, declined[i].reason), "got: %s", c.error);
+  }
+  hand_call c;
+  hand_fp8_gemm_call(&c, KHOST_DEVICE_CUDA, 64, 256, 512, 1, 128, 128);
+  khost_tensor *a = &c.inputs[KHOST_FP8_BLOCK_GEMM_A];
+  a->data = (char *)a->data + 8;
+  cr_expect_eq(gemm->supports(&c.in), KHOST_STATUS_UNSUPPORTED, "a misaligned a is declined");
+  cr_expect_not_null(strstr(c.error, "16-byte aligned (TMA)"), "got: %s", c.error);
+  a->data = (char *)a->data - 8;
+  c.params[2].value = 500; /* k, no longer a multiple of qk */
+  cr_expect_eq(gemm->supports(&c.in), KHOST_STATUS_INVALID_ARGUMENT, "%s", c.error);
+}
+
+/* Every case of both FP8 suites, read from the suite files, but n = 77: the TMA
+ * store's rows are 16-byte units. supports() runs CUTLASS's can_implement too. */
+Test(cute, fp8_gemm_supports_every_suite_case_but_n_77)
+{
+  const char *const declined[] = {"fp8_edge_k_is_qk_512"};
+  khost_test_expect_fp8_suites(kernel("fp8_block_gemm"), declined, 1);
+}
+
+/* A shape and the name describe() gives the variant it takes. */
+typedef struct gemm_name {
+  int64_t m, n, k, qm, qn, qk;
+  const char *name;
+} gemm_name;
+
+#define FP8_VARIANT(tile, cluster, schedule, scales)                                                         \
+  "sm90_fp8_blockscaled<tile=" tile ",cluster=" cluster "," schedule ",scales=" scales ">"
+
+static void expect_gemm_names(const gemm_name *rows, size_t count)
+{
+  for (size_t i = 0; i < count; i++) {
+    hand_call c;
+    char b[128];
+    hand_fp8_gemm_call(&c, KHOST_DEVICE_CUDA, rows[i].m, rows[i].n, rows[i].k, rows[i].qm, rows[i].qn,
+                       rows[i].qk);
+    cr_expect_str_eq(khost_test_describe(kernel("fp8_block_gemm"), &c.in, b, sizeof b), rows[i].name,
+                     "m = %lld, q = %lld x %lld x %lld", (long long)rows[i].m, (long long)rows[i].qm,
+                     (long long)rows[i].qn, (long long)rows[i].qk);
+  }
+}
+
+/* The variant each shape takes (the rule in docs/CUTE.md), named without a GPU:
+ * DeepSeek-V3's scales by m, then the other block shapes. */
+Test(cute, fp8_gemm_describe_names_tile_and_cluster_by_the_rule)
+{
+  const gemm_name deepseek[] = {
+      {64, 2112, 7168, 1, 128, 128, FP8_VARIANT("64x128x128", "1x1", "pingpong", "1x128_128x128")},
+      {7, 512, 1024, 1, 128, 128, FP8_VARIANT("64x128x128", "1x1", "pingpong", "1x128_128x128") " pad_sa"},
+      {128, 2112, 7168, 1, 128, 128, FP8_VARIANT("128x128x128", "1x1", "cooperative", "1x128_128x128")},
+      {4096, 7168, 2048, 1, 128, 128, FP8_VARIANT("128x128x128", "2x1", "cooperative", "1x128_128x128")},
+  };
+  expect_gemm_names(deepseek, sizeof deepseek / sizeof deepseek[0]);
+  const gemm_name others[] = {
+      {4096, 4096, 4096, 512, 512, 512, FP8_VARIANT("128x128x128", "1x1", "cooperative", "128x128_blocks")},
+      {256, 384, 512, 1, 1, 128, FP8_VARIANT("128x128x128", "1x1", "cooperative", "rows")},
+      {256, 384, 1024, 1, 1, 256, FP8_VARIANT("128x128x128", "1x1", "cooperative", "rows")},
+  };
+  expect_gemm_names(others, sizeof others / sizeof others[0]);
+}
+
+/* The workspace holds sa_t padded to rows of 4 floats exactly when TMA would
+ * read it (DeepSeek-V3's scales) and m % 4 != 0: 8 k-steps x 8 floats for m = 7. */
+Test(cute, fp8_gemm_workspace_pads_sa_t_only_for_tma_and_ragged_m)
+{
+  const struct {
+    int64_t m, qm, qn;
+    size_t bytes;
+  } cases[] = {{7, 1, 128, 256}, {64, 1, 128, 0}, {7, 1, 1, 0}, {129, 128, 128, 0}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    hand_call c;
+    hand_fp8_gemm_call(&c, KHOST_DEVICE_CUDA, cases[i].m, 512, 1024, cases[i].qm, cases[i].qn, 128);
+    size_t bytes = 1;
+    cr_expect_eq(kernel("fp8_block_gemm")->workspace_size(&c.in, &bytes), KHOST_STATUS_OK, "%s", c.error);
+    cr_expect_eq(bytes, cases[i].bytes, "m = %lld, qm = %lld, qn = %lld: %zu bytes", (long long)cases[i].m,
+                 (long long)cases[i].qm, (long long)cases[i].qn, bytes);
+  }
 }
 
 /* 16-byte words where a run of hd elements is whole words, else the element's bits; the

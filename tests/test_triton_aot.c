@@ -11,6 +11,7 @@
 #include "khost/ops.h"
 #include "khost/ops/fp8_block_gemm.h"
 #include "suite.h"
+#include "support/fp8_suites.h"
 #include "support/hand_call.h"
 #include "support/plugin_under_test.h"
 
@@ -39,10 +40,6 @@ static void fp8_call(hand_call *c, int64_t m, int64_t n, int64_t k, int64_t qm, 
   hand_fp8_gemm_call(c, KHOST_DEVICE_CUDA, m, n, k, qm, qn, qk);
 }
 
-/* The GPU ops the cute plugin has too (plugin_under_test.h), and fp8_block_gemm in its
- * place in the op list: after them and before the KV-cache conversions. */
-#define FP8_GEMM_AT (KHOST_TEST_GPU_OPS - KHOST_TEST_KV_OPS)
-
 Test(triton_aot, descriptor_names_the_plugin_and_its_nine_ops)
 {
   const khost_plugin *p = load_plugin();
@@ -50,11 +47,10 @@ Test(triton_aot, descriptor_names_the_plugin_and_its_nine_ops)
   cr_assert_eq(p->abi_major, KHOST_ABI_MAJOR);
   cr_assert_str_eq(p->name, "triton_aot");
   cr_assert_str_eq(p->language, "triton");
-  cr_assert_eq(p->nkernels, KHOST_TEST_GPU_OPS + 1);
+  cr_assert_eq(p->nkernels, KHOST_TEST_GPU_OPS);
   const char *const *gpu_ops = khost_test_gpu_ops();
-  for (int i = 0; i < KHOST_TEST_GPU_OPS + 1; i++) {
-    const char *op = i < FP8_GEMM_AT ? gpu_ops[i] : i == FP8_GEMM_AT ? "fp8_block_gemm" : gpu_ops[i - 1];
-    cr_assert_str_eq(p->kernels[i]->op, op);
+  for (int i = 0; i < KHOST_TEST_GPU_OPS; i++) {
+    cr_assert_str_eq(p->kernels[i]->op, gpu_ops[i]);
     cr_assert_eq(p->kernels[i]->device_type, KHOST_DEVICE_CUDA);
     cr_assert_not_null(p->kernels[i]->supports);
   }
@@ -92,23 +88,7 @@ Test(triton_aot, supports_the_gemv_shapes_of_the_suites)
 /* Every case of both FP8 suites, read from the suite files: none is declined. */
 Test(triton_aot, supports_every_case_of_the_fp8_suites)
 {
-  const char *suites[] = {"fp8_gemm_correctness.ini", "fp8_gemm_performance.ini"};
-  for (int f = 0; f < 2; f++) {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/suites/%s", KHOST_SOURCE_ROOT, suites[f]);
-    khost__suite suite;
-    khost__err err = {{0}};
-    cr_assert_eq(khost__suite_load(path, &suite, &err), KHOST__OK, "%s: %s", path, err.msg);
-    cr_assert_gt(suite.ncases, 0);
-    for (int i = 0; i < suite.ncases; i++) {
-      const khost__case *cs = &suite.cases[i];
-      hand_call c;
-      fp8_call(&c, khost__case_param(cs, "m"), khost__case_param(cs, "n"), khost__case_param(cs, "k"),
-               khost__case_param(cs, "qm"), khost__case_param(cs, "qn"), khost__case_param(cs, "qk"));
-      cr_expect_eq(kernel("fp8_block_gemm")->supports(&c.in), KHOST_STATUS_OK, "%s: %s", cs->name, c.error);
-    }
-    khost__suite_free(&suite);
-  }
+  khost_test_expect_fp8_suites(kernel("fp8_block_gemm"), NULL, 0);
 }
 
 /* Every variant steps k by 128 inside one scale block; a misaligned tensor breaks the

@@ -12,18 +12,19 @@
 namespace {
 
 const khost_plugin cute_plugin = {
-  KHOST_PLUGIN_MAGIC,
-  KHOST_ABI_MAJOR,
-  KHOST_ABI_MINOR,
-  sizeof(khost_plugin),
-  "cute",
-  "0.1.0",
-  "cute",
-  "CuTe C++ kernels for Hopper sm_90a: 16-byte vector loads, fp32 accumulation, one RNE rounding",
-  int32_t(sizeof kernels / sizeof kernels[0]),
-  kernels,
-  nullptr,
-  nullptr,
+    KHOST_PLUGIN_MAGIC,
+    KHOST_ABI_MAJOR,
+    KHOST_ABI_MINOR,
+    sizeof(khost_plugin),
+    "cute",
+    "0.1.0",
+    "cute",
+    "CuTe C++ kernels for Hopper sm_90a: 16-byte vector loads, fp32 accumulation, one RNE rounding; "
+    "fp8_block_gemm through CUTLASS's sm90 block-scaled FP8 GEMM",
+    int32_t(sizeof kernels / sizeof kernels[0]),
+    kernels,
+    nullptr,
+    nullptr,
 };
 
 } // namespace

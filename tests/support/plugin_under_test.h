@@ -47,7 +47,7 @@ static inline const khost_kernel *khost_test_kernel(const khost_plugin *plugin, 
 
 /* The ops the cute and triton_aot plugins implement, KHOST_TEST_GPU_OPS of them in the op list's
  * order; the last KHOST_TEST_KV_OPS are the KV-cache conversions (khost_test_kv_ops). */
-#define KHOST_TEST_GPU_OPS 8
+#define KHOST_TEST_GPU_OPS 9
 #define KHOST_TEST_KV_OPS  4
 static inline const char *const *khost_test_gpu_ops(void)
 {
@@ -55,6 +55,7 @@ static inline const char *const *khost_test_gpu_ops(void)
                                                       "copy_transpose",
                                                       "reduce_sum",
                                                       "softmax_online",
+                                                      "fp8_block_gemm",
                                                       "kv_block_to_universal",
                                                       "kv_universal_to_block",
                                                       "kv_block_to_operational",
