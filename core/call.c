@@ -19,16 +19,19 @@ static void describe_tensor(khost_tensor *t, const khost__tensor_spec *s, const 
   t->device_type = device_type;
   t->device_id = device_type == KHOST_DEVICE_CUDA ? device_id : 0;
   t->dtype = khost__dtype_abi(s->dtype);
-  t->ndim = s->ndim;
+  t->ndim = s->chunk_dims ? 1 : s->ndim; /* an arena: one flat run, gaps included */
   t->shape = shape;
   t->strides = strides;
-  t->nbytes = s->nbytes;
+  t->nbytes = khost__tensor_storage_bytes(s);
 }
 
-/* Tensor t of the call: the inputs, then the outputs. */
-static const khost__tensor_spec *tensor_spec(const khost__case_data *d, int t)
+/* What tensor t of the call is at: an input's copy on the call's device (a
+ * table's the call's own), an output's buffer. */
+static void *tensor_data(const khost__call *k, int slot, int t)
 {
-  return t < d->set.ninputs ? &d->set.inputs[t] : &d->set.outputs[t - d->set.ninputs];
+  const khost__case_data *d = k->data;
+  if (t >= d->set.ninputs) return k->out[t - d->set.ninputs].data;
+  return d->set.inputs[t].table_of >= 0 ? k->table[t].data : d->in[slot][t].data;
 }
 
 /* Every string and array the input points to is the view's own copy. Zeroed
@@ -40,12 +43,12 @@ static void build_view(khost__call *k, int device_type, int device_id, int num_t
   memset(v, 0, sizeof *v);
   int slot = khost__device_slot(device_type);
   for (int t = 0; t < d->set.ninputs + d->set.noutputs; t++) {
-    void *data = t < d->set.ninputs ? d->in[slot][t].data : k->out[t - d->set.ninputs].data;
+    void *data = tensor_data(k, slot, t);
     memcpy(v->shapes[t], d->shapes[t], sizeof v->shapes[t]);
     memcpy(v->strides[t], d->strides[t], sizeof v->strides[t]);
-    snprintf(v->tensor_names[t], sizeof v->tensor_names[t], "%s", tensor_spec(d, t)->name);
-    describe_tensor(&v->tensors[t], tensor_spec(d, t), v->tensor_names[t], data, device_type, device_id,
-                    v->shapes[t], v->strides[t]);
+    snprintf(v->tensor_names[t], sizeof v->tensor_names[t], "%s", khost__case_data_tensor(d, t)->name);
+    describe_tensor(&v->tensors[t], khost__case_data_tensor(d, t), v->tensor_names[t], data, device_type,
+                    device_id, v->shapes[t], v->strides[t]);
   }
   for (int p = 0; p < d->nparams; p++) {
     snprintf(v->param_names[p], sizeof v->param_names[p], "%s", d->params[p].name);
@@ -79,7 +82,7 @@ static const char *changed_part(const khost__call *k, char *buf, size_t n)
         memcmp(v->param_names[p], b->param_names[p], sizeof v->param_names[p]))
       return snprintf(buf, n, "parameter '%s'", d->params[p].name), buf;
   for (int t = 0; t < d->set.ninputs + d->set.noutputs; t++) {
-    const char *name = tensor_spec(d, t)->name;
+    const char *name = khost__case_data_tensor(d, t)->name;
     if (memcmp(v->tensor_names[t], b->tensor_names[t], sizeof v->tensor_names[t]))
       return snprintf(buf, n, "the name of tensor '%s'", name), buf;
     if (memcmp(v->shapes[t], b->shapes[t], sizeof v->shapes[t]))
@@ -173,6 +176,41 @@ static int ask_about_call(khost__call *k, khost__err *err)
   return KHOST__OK;
 }
 
+/* Table t's entries on the call's device: its arena's offsets from the arena's
+ * address there, which only the call knows (an output's buffer is its own). */
+static uint64_t *table_entries(const khost__call *k, int t, khost__err *err)
+{
+  const khost__case_data *d = k->data;
+  const khost__arena *a = &d->arena[d->set.inputs[t].table_of];
+  uint64_t *entries = malloc((a->chunks ? a->chunks : 1) * sizeof *entries);
+  if (!entries) {
+    khost__errorf(err, KHOST__E_NOMEM, "out of memory for the table %s", d->set.inputs[t].name);
+    return NULL;
+  }
+  uintptr_t base =
+      (uintptr_t)tensor_data(k, khost__device_slot(k->kernel->device_type), d->set.inputs[t].table_of);
+  for (size_t i = 0; i < a->chunks; i++) entries[i] = (uint64_t)base + a->offset[i];
+  return entries;
+}
+
+/* Writes table t's entries into its buffer (after a kernel changed them, too). */
+static int fill_table(khost__call *k, int t, khost__err *err)
+{
+  uint64_t *entries = table_entries(k, t, err);
+  if (!entries) return KHOST__E_NOMEM;
+  int rc = khost__buffer_reset_guards(&k->table[t], err);
+  if (rc == KHOST__OK) rc = khost__buffer_write(&k->table[t], entries, err);
+  free(entries);
+  return rc;
+}
+
+static int make_table(khost__call *k, int t, khost__err *err)
+{
+  const khost__tensor_spec *s = &k->data->set.inputs[t];
+  int rc = khost__buffer_alloc(&k->table[t], k->kernel->device_type, s->nbytes, s->name, err);
+  return rc == KHOST__OK ? fill_table(k, t, err) : rc;
+}
+
 int khost__call_prepare(khost__call *k, const khost_kernel *kernel, khost__case_data *d, int num_threads,
                         int device_id, khost__err *err)
 {
@@ -182,7 +220,10 @@ int khost__call_prepare(khost__call *k, const khost_kernel *kernel, khost__case_
   int device = kernel->device_type;
   int rc = device == KHOST_DEVICE_CUDA ? khost__case_data_upload(d, err) : KHOST__OK;
   for (int t = 0; t < d->set.noutputs && rc == KHOST__OK; t++)
-    rc = khost__buffer_alloc(&k->out[t], device, d->set.outputs[t].nbytes, d->set.outputs[t].name, err);
+    rc = khost__buffer_alloc(&k->out[t], device, khost__tensor_storage_bytes(&d->set.outputs[t]),
+                             d->set.outputs[t].name, err);
+  for (int t = 0; t < d->set.ninputs && rc == KHOST__OK; t++)
+    if (d->set.inputs[t].table_of >= 0) rc = make_table(k, t, err);
   if (rc != KHOST__OK) goto fail;
   build_view(k, device, device_id, num_threads);
   if (device == KHOST_DEVICE_CUDA) k->view.input.stream = khost__cuda_stream();
@@ -220,9 +261,47 @@ int khost__call_run(khost__call *k)
   return rc;
 }
 
+/* Output t's storage read into a new host block (*out, the caller frees it). */
+static int read_storage(const khost__call *k, int t, void **out, khost__err *err)
+{
+  const khost__buffer *b = &k->out[t];
+  const char *name = k->data->set.outputs[t].name;
+  int rc = khost__memory_check(b->nbytes, name, err);
+  if (rc != KHOST__OK) return rc;
+  if (!(*out = malloc(b->nbytes ? b->nbytes : 1)))
+    return khost__errorf(err, KHOST__E_NOMEM, "out of memory reading output %s", name);
+  rc = khost__buffer_read(b, *out, err);
+  if (rc != KHOST__OK) free(*out), *out = NULL;
+  return rc;
+}
+
 int khost__call_read_output(const khost__call *k, int t, void *dst, khost__err *err)
 {
-  return khost__buffer_read(&k->out[t], dst, err);
+  const khost__case_data *d = k->data;
+  if (!d->set.outputs[t].chunk_dims) return khost__buffer_read(&k->out[t], dst, err);
+  void *image = NULL;
+  int rc = read_storage(k, t, &image, err);
+  if (rc == KHOST__OK) khost__arena_gather(&d->arena[d->set.ninputs + t], image, dst);
+  free(image);
+  return rc;
+}
+
+int khost__call_check_bounds(const khost__call *k, int t, khost__err *err)
+{
+  const khost__case_data *d = k->data;
+  const khost__tensor_spec *spec = &d->set.outputs[t];
+  int rc = khost__buffer_check_guards(&k->out[t], spec->name, err);
+  if (rc != KHOST__OK || !spec->chunk_dims) return rc == KHOST__E_FAIL ? KHOST__E_GUARD : rc;
+  void *image = NULL;
+  if ((rc = read_storage(k, t, &image, err)) != KHOST__OK) return rc;
+  const khost__arena *a = &d->arena[d->set.ninputs + t];
+  size_t at = khost__arena_gap_written(a, image);
+  free(image);
+  if (at == SIZE_MAX) return KHOST__OK;
+  char where[256];
+  khost__arena_locate(a, spec, at, where, sizeof where);
+  return khost__errorf(err, KHOST__E_GUARD, "%s: written outside every chunk, at byte %zu of the arena (%s)",
+                       spec->name, at, where);
 }
 
 static int check_outputs(khost__call *k, khost__check_stats *stats, khost__err *err)
@@ -231,10 +310,10 @@ static int check_outputs(khost__call *k, khost__check_stats *stats, khost__err *
   memset(stats, 0, sizeof *stats);
   for (int t = 0; t < d->set.noutputs; t++) {
     const khost__tensor_spec *spec = &d->set.outputs[t];
-    int rc = khost__buffer_check_guards(&k->out[t], spec->name, err);
-    if (rc != KHOST__OK) return rc == KHOST__E_FAIL ? KHOST__E_GUARD : rc;
+    int rc = khost__call_check_bounds(k, t, err);
+    if (rc != KHOST__OK) return rc;
     if ((rc = khost__memory_check(spec->nbytes, spec->name, err)) != KHOST__OK) return rc;
-    void *got = malloc(spec->nbytes);
+    void *got = malloc(spec->nbytes ? spec->nbytes : 1);
     if (!got) return khost__errorf(err, KHOST__E_NOMEM, "out of memory reading output %s", spec->name);
     rc = khost__call_read_output(k, t, got, err);
     khost__check_stats one;
@@ -248,11 +327,47 @@ static int check_outputs(khost__call *k, khost__check_stats *stats, khost__err *
   return KHOST__OK;
 }
 
+/* Table t's entries against those the call made: KHOST__E_MUTATED naming the
+ * first changed entry. */
+static int compare_entries(const khost__call *k, int t, khost__err *err)
+{
+  const khost__tensor_spec *s = &k->data->set.inputs[t];
+  uint64_t *want = table_entries(k, t, err), *got = malloc(s->nbytes ? s->nbytes : 1);
+  int rc = want && got ? khost__buffer_read(&k->table[t], got, err)
+                       : khost__errorf(err, KHOST__E_NOMEM, "out of memory checking the table %s", s->name);
+  size_t i = 0, n = s->nbytes / sizeof *got;
+  while (rc == KHOST__OK && i < n && got[i] == want[i]) i++;
+  if (rc == KHOST__OK && i < n)
+    rc = khost__errorf(err, KHOST__E_MUTATED, "the kernel modified its input '%s' (entry %zu)", s->name, i);
+  free(want);
+  free(got);
+  return rc;
+}
+
+/* Each table as the call made it. A table is the call's own buffer, made for
+ * it as its outputs are, so a write past its ends is an out-of-bounds write
+ * (KHOST__E_GUARD, as for an output); a changed entry is a modified input
+ * (KHOST__E_MUTATED). Either way the table is made again for the next call. */
+static int check_tables(khost__call *k, khost__err *err)
+{
+  const khost__case_data *d = k->data;
+  for (int t = 0; t < d->set.ninputs; t++) {
+    if (d->set.inputs[t].table_of < 0) continue;
+    int rc = khost__buffer_check_guards(&k->table[t], d->set.inputs[t].name, err);
+    if (rc == KHOST__E_FAIL) rc = KHOST__E_GUARD;
+    if (rc == KHOST__OK) rc = compare_entries(k, t, err);
+    if (rc == KHOST__E_GUARD || rc == KHOST__E_MUTATED) fill_table(k, t, NULL);
+    if (rc != KHOST__OK) return rc;
+  }
+  return KHOST__OK;
+}
+
 int khost__call_check_side_effects(khost__call *k, khost__err *err)
 {
   int rc = k->workspace.base ? khost__buffer_check_guards(&k->workspace, "workspace", err) : KHOST__OK;
   if (rc != KHOST__OK) return rc == KHOST__E_FAIL ? KHOST__E_GUARD : rc;
   if ((rc = check_view(k, "run()", err)) != KHOST__OK) return rc;
+  if ((rc = check_tables(k, err)) != KHOST__OK) return rc;
   rc = khost__case_data_check_inputs(k->data, k->kernel->device_type, err);
   return rc == KHOST__E_FAIL ? KHOST__E_MUTATED : rc;
 }
@@ -263,9 +378,17 @@ int khost__call_check(khost__call *k, khost__check_stats *stats, khost__err *err
   return rc == KHOST__OK ? khost__call_check_side_effects(k, err) : rc;
 }
 
+int khost__call_writes_nothing(const khost__call *k)
+{
+  for (int t = 0; t < k->data->set.noutputs; t++)
+    if (k->data->set.outputs[t].nbytes) return 0;
+  return 1;
+}
+
 void khost__call_free(khost__call *k)
 {
   khost__buffer_free(&k->workspace);
+  for (int t = KHOST__MAX_TENSORS - 1; t >= 0; t--) khost__buffer_free(&k->table[t]);
   for (int t = KHOST__MAX_TENSORS - 1; t >= 0; t--) khost__buffer_free(&k->out[t]);
   memset(k, 0, sizeof *k);
 }

@@ -1,5 +1,7 @@
 /* One kernel bound to one case's data: its output buffers (guarded, on the
- * kernel's device), its workspace and the khost_input it is called with. */
+ * kernel's device), its pointer tables (guarded, on the kernel's device, each
+ * entry the address of a chunk of the arena the call reads or writes), its
+ * workspace and the khost_input it is called with. */
 #ifndef KHOST_CALL_H
 #define KHOST_CALL_H
 
@@ -24,8 +26,9 @@ typedef struct khost__call_view {
 
 typedef struct khost__call {
   const khost_kernel *kernel;
-  khost__case_data *data; /* borrowed */
-  khost__buffer out[KHOST__MAX_TENSORS];
+  khost__case_data *data;                  /* borrowed */
+  khost__buffer out[KHOST__MAX_TENSORS];   /* an arena output: its whole image */
+  khost__buffer table[KHOST__MAX_TENSORS]; /* for each input that is a pointer table */
   khost__buffer workspace;
   khost__call_view view;             /* what the kernel is handed: view.input */
   khost__call_view built;            /* the view as built, compared with it after each call into the plugin */
@@ -48,21 +51,31 @@ int khost__call_poison(khost__call *k, khost__err *err);
 /* Calls the kernel once; returns its khost_status (message in k->error). */
 int khost__call_run(khost__call *k);
 
-/* After a finished call: guards of outputs and inputs, input hashes, and the
- * outputs against d->ref. Fills stats; returns KHOST__OK, KHOST__E_GUARD or
+/* After a finished call: the guards of output t and, for an arena, its gaps:
+ * KHOST__E_GUARD naming the chunk a write outside every chunk follows. */
+int khost__call_check_bounds(const khost__call *k, int t, khost__err *err);
+
+/* After a finished call: guards of outputs and inputs, gaps of arenas, input
+ * hashes, pointer tables, and the outputs against d->ref. Fills stats; returns KHOST__OK, KHOST__E_GUARD or
  * KHOST__E_MUTATED with the reason in err, or another error of the host.
  * Mismatches alone are not an error: the caller reads stats. */
 int khost__call_check(khost__call *k, khost__check_stats *stats, khost__err *err);
 
 /* What a finished call may have damaged besides its outputs: the workspace's
  * guards (KHOST__E_GUARD), what it was handed as read-only (KHOST__E_MUTATED;
- * restored) and the inputs (KHOST__E_MUTATED). */
+ * restored), its pointer tables (KHOST__E_GUARD for a guard band,
+ * KHOST__E_MUTATED for an entry; restored) and the inputs (KHOST__E_MUTATED). */
 int khost__call_check_side_effects(khost__call *k, khost__err *err);
 
-/* Host copy of output t (nbytes of the output spec) into dst. */
+/* Host copy of output t (nbytes of the output spec) into dst; an arena's
+ * chunks gathered in the spec's order. */
 int khost__call_read_output(const khost__call *k, int t, void *dst, khost__err *err);
 
-/* Frees k's outputs and workspace and zeroes k; the case data it points to stays. */
+/* True when no output of k holds an element: a call with nothing to write (a
+ * case of nb = 0) may enqueue no work at all. */
+int khost__call_writes_nothing(const khost__call *k);
+
+/* Frees k's outputs, tables and workspace and zeroes k; the case data it points to stays. */
 void khost__call_free(khost__call *k);
 
 #endif

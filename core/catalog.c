@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arena.h"
+
 /* all_ops: every op, each defined in its own core/ops/<name>.c, in the order of the
  * op list (core/ops/meson.build), NULL-terminated. */
 #include "ops/op_table.h"
@@ -118,6 +120,38 @@ void khost__tensor_spec_fill(khost__tensor_spec *t, const char *name, khost__dty
     if (khost__size_mul(count, (size_t)shape[d], &count)) count = SIZE_MAX;
   }
   t->nbytes = count == SIZE_MAX ? SIZE_MAX : packed_bytes(count, khost__dtype_bits(dtype));
+  t->table_of = -1;
+}
+
+void khost__tensor_spec_arena(khost__tensor_spec *t, int chunk_dims)
+{
+  t->chunk_dims = chunk_dims;
+}
+
+void khost__tensor_spec_table(khost__tensor_spec *t, const char *name, const khost__tensor_spec *arena,
+                              int arena_number)
+{
+  static const char *const dims[] = {"chunk"};
+  int64_t chunks = 1;
+  for (int d = 0; d < arena->chunk_dims; d++)
+    /* An overflowing count is refused by validate through the table's bytes. */
+    chunks =
+        arena->shape[d] > 0 && chunks > INT64_MAX / arena->shape[d] ? INT64_MAX : chunks * arena->shape[d];
+  khost__tensor_spec_fill(t, name, KHOST__DT_U64, 1, &chunks, dims);
+  t->table_of = arena_number;
+}
+
+size_t khost__tensor_storage_bytes(const khost__tensor_spec *t)
+{
+  if (!t->chunk_dims || t->nbytes == SIZE_MAX) return t->nbytes;
+  return khost__arena_bytes(t);
+}
+
+size_t khost__tensor_elements(const khost__tensor_spec *t)
+{
+  size_t n = 1;
+  for (int d = 0; d < t->ndim; d++) n *= (size_t)t->shape[d];
+  return n;
 }
 
 /* ---- cases ---- */
@@ -171,6 +205,25 @@ static int parse_dtype_param(const khost__case *c, const khost__param_spec *p, c
   return 0;
 }
 
+static void enum_names(const khost__param_spec *p, char *buf, size_t n)
+{
+  size_t used = 0;
+  buf[0] = '\0';
+  for (int i = 0; p->names[i]; i++) appendf(buf, n, &used, "%s%s", i ? ", " : "", p->names[i]);
+}
+
+/* Suite text of an ENUM parameter: one of its names, exactly. */
+static int parse_enum_param(const khost__case *c, const khost__param_spec *p, const char *text, int64_t *out,
+                            khost__err *err)
+{
+  for (int i = 0; p->names[i]; i++)
+    if (strcmp(p->names[i], text) == 0) return *out = i, 0;
+  char allowed[128];
+  enum_names(p, allowed, sizeof allowed);
+  return khost__errorf(err, KHOST__E_CONFIG, "case %s: %s needs %s to be one of %s, got '%s'", c->name,
+                       c->op->name, p->name, allowed, text);
+}
+
 int khost__case_set_param(khost__case *c, const char *key, const char *text, khost__err *err)
 {
   int i = khost__op_param_index(c->op, key);
@@ -183,6 +236,8 @@ int khost__case_set_param(khost__case *c, const char *key, const char *text, kho
   if (c->op->params[i].kind == KHOST__PARAM_INT) {
     return parse_int_param(c, &c->op->params[i], text, &c->params[i], err);
   }
+  if (c->op->params[i].kind == KHOST__PARAM_ENUM)
+    return parse_enum_param(c, &c->op->params[i], text, &c->params[i], err);
   return parse_dtype_param(c, &c->op->params[i], text, &c->params[i], err);
 }
 
@@ -218,6 +273,18 @@ static int check_dtype_param(const khost__case *c, const khost__param_spec *p, i
                        known ? khost__dtype_name((khost__dtype_id)v) : "an unknown dtype");
 }
 
+/* A value set by name is always one; a default or a value set otherwise is checked too. */
+static int check_enum_param(const khost__case *c, const khost__param_spec *p, int64_t v, khost__err *err)
+{
+  int64_t count = 0;
+  while (p->names[count]) count++;
+  if (v >= 0 && v < count) return 0;
+  char allowed[128];
+  enum_names(p, allowed, sizeof allowed);
+  return khost__errorf(err, KHOST__E_CONFIG, "case %s: %s needs %s to be one of %s, got value %" PRId64,
+                       c->name, c->op->name, p->name, allowed, v);
+}
+
 static int check_param(khost__case *c, int i, khost__err *err)
 {
   const khost__param_spec *p = &c->op->params[i];
@@ -229,20 +296,23 @@ static int check_param(khost__case *c, int i, khost__err *err)
     c->params[i] = p->default_value;
   }
   if (p->kind == KHOST__PARAM_INT) return check_int_param(c, p, c->params[i], err);
+  if (p->kind == KHOST__PARAM_ENUM) return check_enum_param(c, p, c->params[i], err);
   return check_dtype_param(c, p, c->params[i], err);
 }
 
+/* An arena's storage, its chunks with their gaps, must fit as well as its elements. */
 static int check_tensor(const khost__case *c, const khost__tensor_spec *t, khost__err *err)
 {
-  if (t->nbytes <= KHOST__MAX_TENSOR_BYTES) return 0;
-  if (t->nbytes == SIZE_MAX) {
+  size_t bytes = khost__tensor_storage_bytes(t);
+  if (bytes <= KHOST__MAX_TENSOR_BYTES) return 0;
+  if (bytes == SIZE_MAX) {
     return khost__errorf(err, KHOST__E_CONFIG,
                          "case %s: %s needs tensor %s to take at most %zu bytes, but "
                          "its size overflows",
                          c->name, c->op->name, t->name, KHOST__MAX_TENSOR_BYTES);
   }
   return khost__errorf(err, KHOST__E_CONFIG, "case %s: %s needs tensor %s to take at most %zu bytes, got %zu",
-                       c->name, c->op->name, t->name, KHOST__MAX_TENSOR_BYTES, t->nbytes);
+                       c->name, c->op->name, t->name, KHOST__MAX_TENSOR_BYTES, bytes);
 }
 
 /* Every tensor of the case must fit before anything is allocated. */
@@ -295,6 +365,8 @@ void khost__case_format_params(const khost__case *c, char *buf, size_t n)
     const char *sep = i ? " " : "";
     if (p->kind == KHOST__PARAM_DTYPE) {
       appendf(buf, n, &used, "%s%s=%s", sep, p->name, khost__dtype_name((khost__dtype_id)c->params[i]));
+    } else if (p->kind == KHOST__PARAM_ENUM) {
+      appendf(buf, n, &used, "%s%s=%s", sep, p->name, p->names[c->params[i]]);
     } else {
       appendf(buf, n, &used, "%s%s=%" PRId64, sep, p->name, c->params[i]);
     }

@@ -16,11 +16,13 @@
 #define KHOST__MAX_TENSORS 8
 #define KHOST__NAME_MAX    64
 
-/* The kinds of case parameters. DTYPE values are stored as khost__dtype_id. */
-typedef enum { KHOST__PARAM_INT, KHOST__PARAM_DTYPE } khost__param_kind;
+/* The kinds of case parameters. DTYPE values are stored as khost__dtype_id, ENUM
+ * values as the index of their name (and handed to plugins as that integer). */
+typedef enum { KHOST__PARAM_INT, KHOST__PARAM_DTYPE, KHOST__PARAM_ENUM } khost__param_kind;
 
-/* One parameter's rule: an integer in [min, max] (multiple_of when > 1), or a
- * dtype among `dtypes` (a bit mask of 1u << khost__dtype_id). Static. */
+/* One parameter's rule: an integer in [min, max] (multiple_of when > 1), a
+ * dtype among `dtypes` (a bit mask of 1u << khost__dtype_id), or one of `names`.
+ * Static. */
 typedef struct khost__param_spec {
   const char *name;
   khost__param_kind kind;
@@ -28,6 +30,7 @@ typedef struct khost__param_spec {
   unsigned dtypes;               /* DTYPE only */
   bool has_default;
   int64_t default_value;
+  const char *const *names; /* ENUM only: the suite names of values 0, 1, ..., NULL-terminated */
 } khost__param_spec;
 
 /* A case: one op with concrete parameters, a seed and tolerances, as read from
@@ -50,13 +53,38 @@ typedef struct khost__tensor_spec {
   int ndim;
   int64_t shape[KHOST_MAX_DIMS];
   const char *dim_names[KHOST_MAX_DIMS]; /* for error reports: "batch", "row", ... */
-  size_t nbytes;
+  size_t nbytes;                         /* the packed elements of shape */
+  /* An arena (core/arena.h): the first chunk_dims dims number chunks, each placed
+   * at its own address inside one allocation, with poisoned gaps; 0 for a plain
+   * tensor. Its elements stay in shape's order, chunk after chunk, wherever the
+   * host holds them whole (generated inputs, reference outputs, --dump). */
+  int chunk_dims;
+  /* A pointer table: u64 [chunks of its arena], entry i the address of chunk i,
+   * filled by khost for each call on the kernel's device. table_of is that
+   * arena's number among the case's tensors (inputs, then outputs); -1 when
+   * the tensor is no table. */
+  int table_of;
 } khost__tensor_spec;
 
 /* Fills *t for a row-major tensor (name and dim_names static). nbytes is the packed
  * storage of shape's elements, or SIZE_MAX when that overflows (validate refuses it). */
 void khost__tensor_spec_fill(khost__tensor_spec *t, const char *name, khost__dtype_id dtype, int ndim,
                              const int64_t *shape, const char *const *dim_names);
+
+/* Makes *t (filled) an arena whose first chunk_dims dims number its chunks. */
+void khost__tensor_spec_arena(khost__tensor_spec *t, int chunk_dims);
+
+/* Fills *t as the pointer table "name" of arena (a filled spec), whose number among
+ * the case's tensors is arena_number: u64 [chunks], dim "chunk". */
+void khost__tensor_spec_table(khost__tensor_spec *t, const char *name, const khost__tensor_spec *arena,
+                              int arena_number);
+
+/* The bytes t takes where a kernel reads or writes it: nbytes for a plain tensor,
+ * the arena's size for an arena (core/arena.h), SIZE_MAX on overflow. */
+size_t khost__tensor_storage_bytes(const khost__tensor_spec *t);
+
+/* The elements of t's shape (of a validated case: the product does not overflow). */
+size_t khost__tensor_elements(const khost__tensor_spec *t);
 
 /* The tensors of a case. Plain value. */
 typedef struct khost__tensor_set {
@@ -120,7 +148,8 @@ void khost__case_init(khost__case *c, const khost__op *op, const char *name);
 int khost__case_set_param(khost__case *c, const char *key, const char *text, khost__err *err);
 
 /* Checks every parameter against its spec, then op->validate; fills defaults
- * first. Refuses a tensor whose bytes overflow or exceed KHOST__MAX_TENSOR_BYTES.
+ * first. Refuses a tensor whose bytes (or storage bytes) overflow or exceed
+ * KHOST__MAX_TENSOR_BYTES.
  * Then puts the op's default tolerances in place of unset (NaN) atol/rtol.
  * 0 or KHOST__E_CONFIG with "case NAME: op needs ..." in err. */
 int khost__case_validate(khost__case *c, khost__err *err);

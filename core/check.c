@@ -55,13 +55,6 @@ static void note_mismatch(const khost__tensor_spec *spec, khost__check_stats *s,
   khost__format_coords(spec, i, m->where, sizeof m->where);
 }
 
-static size_t element_count(const khost__tensor_spec *spec)
-{
-  size_t n = 1;
-  for (int d = 0; d < spec->ndim; d++) n *= (size_t)spec->shape[d];
-  return n;
-}
-
 /* Element i of got against ref: wrong when unwritten (*unwritten set) or, with
  * no tolerance, when its bits differ (bit-exact: -0 is not +0, and a NaN keeps
  * its payload), else by mismatch(). Poison is NaN, so an unwritten element
@@ -83,7 +76,7 @@ void khost__check_output(const khost__tensor_spec *spec, const void *got, const 
                          double rtol, const float *bound, khost__check_stats *s)
 {
   memset(s, 0, sizeof *s);
-  size_t n = element_count(spec);
+  size_t n = khost__tensor_elements(spec);
   size_t element_bytes = khost__dtype_bits(spec->dtype) / 8;
   double sum_abs = 0;
   for (size_t i = 0; i < n; i++) {
@@ -121,7 +114,7 @@ int khost__check_passes(khost__dtype_id dtype, const void *got, const void *ref,
 
 size_t khost__count_poison(const khost__tensor_spec *spec, const void *data)
 {
-  size_t n = element_count(spec), element_bytes = khost__dtype_bits(spec->dtype) / 8, found = 0;
+  size_t n = khost__tensor_elements(spec), element_bytes = khost__dtype_bits(spec->dtype) / 8, found = 0;
   for (size_t i = 0; i < n; i++) found += (size_t)is_poison(element_bytes, data, i);
   return found;
 }

@@ -26,7 +26,7 @@ static int keyed_cmp(const void *pa, const void *pb)
 }
 
 /* The report's rows sorted by key, the last of each key only; *n of them. NULL
- * when out of memory (or no row). */
+ * when out of memory. */
 static keyed *index_rows(const khost__report_doc *doc, size_t *n)
 {
   keyed *k = calloc(doc->nrows ? doc->nrows : 1, sizeof *k);

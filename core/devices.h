@@ -37,7 +37,8 @@ int khost__devices_resolve(khost__devices *d, int visible, const char *why, khos
 int khost__devices_lane_of(int position, int nlanes);
 
 /* The threads each lane's CPU kernels get: threads / nlanes, at least 1, so
- * that nlanes lanes at once use the run's threads and no more. */
+ * that nlanes lanes at once use no more than the run's threads while there are
+ * at least as many threads as lanes (else one thread each). */
 int khost__devices_lane_threads(int threads, int nlanes);
 
 #endif

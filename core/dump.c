@@ -58,11 +58,28 @@ int khost__dump_prepare(const khost__options *o, khost__err *err)
   return khost__folder_check("--dump", o->dump, W_OK | X_OK, err);
 }
 
+/* Input t as generated: an arena's chunks gathered in its spec's order, a
+ * table's entries as offsets into its arena (addresses exist per call only). */
+static int write_input(const khost__options *o, const khost__case_data *d, int t)
+{
+  const khost__tensor_spec *s = &d->set.inputs[t];
+  if (!s->chunk_dims) return write_one(o, d, "", s, d->pristine[t]);
+  void *packed = malloc(s->nbytes ? s->nbytes : 1);
+  if (!packed) {
+    khost__progress_say("--dump: %s/%s/%s.npy: out of memory", o->dump, d->c->name, s->name);
+    return 1;
+  }
+  khost__arena_gather(&d->arena[t], d->pristine[t], packed);
+  int failed = write_one(o, d, "", s, packed);
+  free(packed);
+  return failed;
+}
+
 int khost__dump_inputs(const khost__options *o, const khost__case_data *d)
 {
   int failed = 0;
   if (!o->dump) return 0;
-  for (int t = 0; t < d->set.ninputs; t++) failed += write_one(o, d, "", &d->set.inputs[t], d->in[0][t].data);
+  for (int t = 0; t < d->set.ninputs; t++) failed += write_input(o, d, t);
   for (int t = 0; t < d->set.noutputs; t++)
     failed += write_one(o, d, "reference.", &d->set.outputs[t], d->ref[t]);
   return failed;
@@ -78,7 +95,7 @@ int khost__dump_outputs(const khost__options *o, const khost__case_data *d, cons
            call->kernel->device_type == KHOST_DEVICE_CUDA ? "cuda" : "cpu");
   for (int t = 0; t < d->set.noutputs; t++) {
     khost__err err;
-    void *host = malloc(d->set.outputs[t].nbytes);
+    void *host = malloc(d->set.outputs[t].nbytes ? d->set.outputs[t].nbytes : 1);
     int rc = host ? khost__call_read_output(call, t, host, &err)
                   : khost__errorf(&err, KHOST__E_NOMEM, "out of memory copying the output");
     if (rc == KHOST__OK) {

@@ -11,8 +11,7 @@
 
 static const float e2m1_magnitudes[8] = {0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f};
 
-#define E4M3_MAX_CODE 0x7e /* 448; 0x7f is NaN */
-#define E4M3_MAX      448.0
+#define E4M3_MAX_CODE 0x7e /* KHOST__E4M3_MAX; 0x7f is NaN */
 
 float khost__e2m1_decode(uint8_t code)
 {
@@ -82,7 +81,7 @@ uint8_t khost__e4m3_encode(double x)
   if (isnan(x)) return 0x7f;
   double mag = fabs(x);
   uint8_t code = E4M3_MAX_CODE;
-  if (mag < E4M3_MAX) {
+  if (mag < KHOST__E4M3_MAX) {
     int e = mag < 0x1p-6 ? -6 : ilogb(mag);
     code = (uint8_t)((e + 6) * 8 + (int)rint(ldexp(mag, 3 - e)));
   }

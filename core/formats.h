@@ -10,6 +10,9 @@ float khost__e2m1_decode(uint8_t code);
 /* Nearest e2m1 code to x, ties to even, saturating at +-6 (no inf/NaN in e2m1: NaN -> 0x7). */
 uint8_t khost__e2m1_encode(double x);
 
+/* The largest finite e4m3fn value (code 0x7e); quantizers scale a block's absmax to it. */
+#define KHOST__E4M3_MAX 448.0
+
 /* fp8 e4m3fn: code -> exact value (NaN for 0x7f and 0xff). */
 float khost__e4m3_decode(uint8_t code);
 /* Nearest e4m3fn code to x with round-to-nearest-even; |x| beyond 448 saturates to

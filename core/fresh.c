@@ -12,13 +12,6 @@ static int is_cuda(const khost__call *call)
   return call->kernel->device_type == KHOST_DEVICE_CUDA;
 }
 
-static uint64_t element_count(const khost__tensor_spec *spec)
-{
-  uint64_t n = 1;
-  for (int d = 0; d < spec->ndim; d++) n *= (uint64_t)spec->shape[d];
-  return n;
-}
-
 /* The threads khost's host passes for call use: those its CPU kernel may use (--threads). */
 static int threads_of(const khost__call *call)
 {
@@ -31,19 +24,51 @@ static int upload(khost__buffer *b, const void *src, size_t nbytes, const char *
   return rc == KHOST__OK ? khost__buffer_write(b, src, err) : rc;
 }
 
+/* An arena's chunks are scattered between poisoned gaps, which a variation's
+ * rows cannot describe: an arena is varied packed, then placed, and its output
+ * gathered before it is compared, all on the host (the device has no kernel for
+ * either), so a CUDA call's arena crosses the bus twice per timed call. */
+static int is_arena(const khost__tensor_spec *spec)
+{
+  return spec->chunk_dims != 0;
+}
+
 int khost__fresh_upload(khost__case_data *d, khost__err *err)
 {
   int rc = KHOST__OK;
   if (d->originals_ready) return KHOST__OK;
+  /* Tables are made per call, arenas varied on the host: neither is varied from the device. */
   for (int t = 0; t < d->set.ninputs && rc == KHOST__OK; t++)
-    rc = upload(&d->original_in[t], d->pristine[t], d->set.inputs[t].nbytes, d->set.inputs[t].name, err);
+    if (d->set.inputs[t].table_of < 0 && !is_arena(&d->set.inputs[t]))
+      rc = upload(&d->original_in[t], d->pristine[t], d->set.inputs[t].nbytes, d->set.inputs[t].name, err);
   for (int t = 0; t < d->set.noutputs && rc == KHOST__OK; t++)
-    rc = upload(&d->original_ref[t], d->ref[t], d->set.outputs[t].nbytes, d->set.outputs[t].name, err);
+    if (!is_arena(&d->set.outputs[t]))
+      rc = upload(&d->original_ref[t], d->ref[t], d->set.outputs[t].nbytes, d->set.outputs[t].name, err);
   for (int t = 0; t < d->set.noutputs && rc == KHOST__OK; t++)
     if (d->bound[t])
-      rc = upload(&d->original_bound[t], d->bound[t], element_count(&d->set.outputs[t]) * sizeof(float),
-                  d->set.outputs[t].name, err);
+      rc = upload(&d->original_bound[t], d->bound[t],
+                  khost__tensor_elements(&d->set.outputs[t]) * sizeof(float), d->set.outputs[t].name, err);
   d->originals_ready = rc == KHOST__OK;
+  return rc;
+}
+
+/* Arena input t varied by v into dst, the call's image of it: its elements
+ * varied packed, then placed in its chunks (the gaps keep their poison). */
+static int vary_arena(khost__call *call, const khost__case_data *d, const khost__vary_call *v, int t,
+                      void *dst, khost__err *err)
+{
+  const khost__arena *a = &d->arena[t];
+  void *packed = malloc(d->set.inputs[t].nbytes ? d->set.inputs[t].nbytes : 1);
+  void *image = is_cuda(call) ? malloc(a->bytes ? a->bytes : 1) : dst;
+  int rc = packed && image
+               ? KHOST__OK
+               : khost__errorf(err, KHOST__E_NOMEM, "out of memory varying input %s", d->set.inputs[t].name);
+  if (rc == KHOST__OK)
+    rc = khost__vary_host(&d->vary.inputs[t], v, d->elements[t], packed, threads_of(call), err);
+  if (rc == KHOST__OK) khost__arena_scatter(a, packed, image);
+  if (rc == KHOST__OK && image != dst) rc = khost__cuda_upload(dst, image, a->bytes, err);
+  if (image != dst) free(image);
+  free(packed);
   return rc;
 }
 
@@ -53,7 +78,10 @@ int khost__fresh_inputs(khost__call *call, const khost__case_data *d, const khos
   int slot = khost__device_slot(call->kernel->device_type), rc = KHOST__OK;
   for (int t = 0; t < d->set.ninputs && rc == KHOST__OK; t++) {
     void *dst = call->data->in[slot][t].data;
-    if (is_cuda(call))
+    if (d->set.inputs[t].table_of >= 0) continue; /* the call's own, its entries as made (call.h) */
+    if (is_arena(&d->set.inputs[t]))
+      rc = vary_arena(call, d, v, t, dst, err);
+    else if (is_cuda(call))
       rc = khost__cuda_vary(&d->vary.inputs[t], v, d->original_in[t].data, dst, err);
     else
       rc = khost__vary_host(&d->vary.inputs[t], v, d->pristine[t], dst, threads_of(call), err);
@@ -78,8 +106,11 @@ static int check_on_host(khost__call *call, const khost__case_data *d, const kho
 {
   const khost__tensor_spec *spec = &d->set.outputs[t];
   khost__vary_map bounds = bound_map(d, t);
-  void *expected = malloc(spec->nbytes), *got = is_cuda(call) ? malloc(spec->nbytes) : call->out[t].data;
-  float *bound = d->bound[t] ? malloc(element_count(spec) * sizeof(float)) : NULL;
+  /* A CPU output is read in place, unless an arena's chunks must be gathered. */
+  int in_place = !is_cuda(call) && !is_arena(spec);
+  size_t bytes = spec->nbytes ? spec->nbytes : 1; /* malloc(0) may answer NULL */
+  void *expected = malloc(bytes), *got = in_place ? call->out[t].data : malloc(bytes);
+  float *bound = d->bound[t] ? malloc(khost__tensor_elements(spec) * sizeof(float)) : NULL;
   int rc = expected && got && (bound || !d->bound[t])
                ? KHOST__OK
                : khost__errorf(err, KHOST__E_NOMEM, "out of memory checking output %s", spec->name);
@@ -114,7 +145,7 @@ static int passes_on_device(khost__call *call, const khost__case_data *d, const 
   int dtype = device_dtype(d->set.outputs[t].dtype);
   unsigned long long counts[2] = {0, 0};
   *passed = 0;
-  if (dtype < 0) return KHOST__OK;
+  if (dtype < 0 || is_arena(&d->set.outputs[t])) return KHOST__OK;
   int rc =
       khost__cuda_vary_check(&d->vary.outputs[t], v, dtype, d->c->atol, d->c->rtol, d->original_ref[t].data,
                              d->original_bound[t].data, call->out[t].data, counts, err);
@@ -158,8 +189,8 @@ static void check_rows(void *arg, int worker, int64_t begin, int64_t end)
   free(expected);
 }
 
-/* 1 in *passed when CPU output t is right; 0 when it is not, or is packed below
- * a byte per element (the full check then decides). */
+/* 1 in *passed when CPU output t is right; 0 when it is not, is packed below
+ * a byte per element or is an arena (the full check then decides). */
 static int passes_on_host(khost__call *call, const khost__case_data *d, const khost__vary_call *v, int t,
                           int *passed, khost__err *err)
 {
@@ -168,7 +199,7 @@ static int passes_on_host(khost__call *call, const khost__case_data *d, const kh
   khost__vary_map bounds = bound_map(d, t);
   khost__vary_walk walk, bound_walk;
   *passed = 0;
-  if (khost__dtype_bits(spec->dtype) < 8) return KHOST__OK;
+  if (khost__dtype_bits(spec->dtype) < 8 || is_arena(spec)) return KHOST__OK;
   int rc = khost__vary_walk_start(&walk, m, v, err);
   if (rc == KHOST__OK) rc = khost__vary_walk_start(&bound_walk, &bounds, v, err);
   if (rc != KHOST__OK) return khost__vary_walk_free(&walk), rc;
@@ -208,7 +239,7 @@ int khost__fresh_check(khost__call *call, const khost__case_data *d, const khost
     rc = is_cuda(call) ? passes_on_device(call, d, v, t, &passed, err)
                        : passes_on_host(call, d, v, t, &passed, err);
     if (rc == KHOST__OK && passed)
-      one.count = element_count(&d->set.outputs[t]);
+      one.count = khost__tensor_elements(&d->set.outputs[t]);
     else if (rc == KHOST__OK)
       rc = check_on_host(call, d, v, t, &one, err);
     khost__check_merge(stats, &one);

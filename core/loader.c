@@ -140,7 +140,9 @@ static int add_set_failure(khost__registry *reg, const char *path, const khost_p
   snprintf(why, sizeof why, "%.*s", (int)strnlen(f->message ? f->message : "", sizeof why - 1),
            f->message ? f->message : "");
   int rc = khost__registry_add_failure(reg, where, KHOST__STAGE_NAMED, why, err);
-  if (rc == KHOST__OK) snprintf(reg->failures[reg->nfailures - 1].named_stage, 32, "%s", f->stage);
+  if (rc == KHOST__OK)
+    snprintf(reg->failures[reg->nfailures - 1].named_stage, sizeof reg->failures[0].named_stage, "%s",
+             f->stage);
   return rc;
 }
 

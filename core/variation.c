@@ -5,6 +5,9 @@
 
 #include "parallel_rows.h"
 
+/* A map holds every dim a tensor of the ABI may have (the device copies it by value). */
+_Static_assert(KHOST__VARY_DIMS == KHOST_MAX_DIMS, "a variation map must hold KHOST_MAX_DIMS dims");
+
 static uint32_t sign_mask_of(khost__dtype_id dtype)
 {
   switch (dtype) {
@@ -14,6 +17,15 @@ static uint32_t sign_mask_of(khost__dtype_id dtype)
   case KHOST__DT_E2M1: return 0x88; /* both codes of the byte */
   default: return 0x80;             /* the 8-bit floats */
   }
+}
+
+void khost__vary_declare(khost__variation *v, const int64_t *extent, int naxes, int permuted_axis,
+                         unsigned sign_axes)
+{
+  memset(v, 0, sizeof *v);
+  for (int a = 0; a < KHOST__VARY_AXES; a++) v->extent[a] = a < naxes ? extent[a] : 1;
+  v->permuted_axis = permuted_axis;
+  v->sign_axes = sign_axes;
 }
 
 void khost__vary_map_of(khost__vary_map *m, const khost__tensor_spec *t, const int *axes, int is_signed)

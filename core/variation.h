@@ -25,6 +25,11 @@ typedef struct khost__variation {
   khost__vary_map inputs[KHOST__MAX_TENSORS], outputs[KHOST__MAX_TENSORS];
 } khost__variation;
 
+/* Starts an op's declaration: *v zeroed, the extents of its axes (naxes of
+ * them; the others 1), the permuted axis and the sign axes; the maps are the op's to fill. */
+void khost__vary_declare(khost__variation *v, const int64_t *extent, int naxes, int permuted_axis,
+                         unsigned sign_axes);
+
 /* m for tensor t whose dim d indexes axes[d] (KHOST__VARY_NO_AXIS: none); its
  * units flip sign when is_signed (t's dtype must have a sign bit). Packed fp4
  * is seen as bytes, each holding two codes of the last dim, whose signs flip together. */

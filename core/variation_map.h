@@ -17,7 +17,7 @@
 #endif
 
 #define KHOST__VARY_AXES    3 /* op axes a variation may name: batch, row, col ... */
-#define KHOST__VARY_DIMS    4 /* KHOST_MAX_DIMS of the plugin ABI */
+#define KHOST__VARY_DIMS    6 /* KHOST_MAX_DIMS of the plugin ABI (variation.c asserts it) */
 #define KHOST__VARY_NO_AXIS (-1)
 
 /* One tensor's storage seen by a variation: units (an element, or for packed

@@ -45,12 +45,20 @@ static khost__case valid_case(const char *op, const char *const *settings)
 
 Test(catalog, finds_every_op_and_lists_them)
 {
-  const char *names[] = {"nvfp4_gemv", "copy_transpose", "reduce_sum", "softmax_online", "fp8_block_gemm"};
+  const char *names[] = {"nvfp4_gemv",
+                         "copy_transpose",
+                         "reduce_sum",
+                         "softmax_online",
+                         "fp8_block_gemm",
+                         "kv_block_to_universal",
+                         "kv_universal_to_block",
+                         "kv_block_to_operational",
+                         "kv_operational_to_block"};
   const khost__op *const *ops = khost__catalog_ops();
   int n = 0;
   while (ops[n]) n++;
-  cr_expect_eq(n, 5);
-  for (int i = 0; i < 5; i++) {
+  cr_expect_eq(n, 9);
+  for (int i = 0; i < 9; i++) {
     const khost__op *op = khost__catalog_find(names[i]);
     cr_assert_not_null(op, "%s", names[i]);
     cr_expect_str_eq(op->name, names[i]);
@@ -59,8 +67,10 @@ Test(catalog, finds_every_op_and_lists_them)
   }
   cr_expect_null(khost__catalog_find("nvfp4_gemm"));
   cr_expect_null(khost__catalog_find(""));
-  cr_expect_str_eq(khost__catalog_names(),
-                   "nvfp4_gemv, copy_transpose, reduce_sum, softmax_online, fp8_block_gemm");
+  cr_expect_str_eq(
+      khost__catalog_names(),
+      "nvfp4_gemv, copy_transpose, reduce_sum, softmax_online, fp8_block_gemm, kv_block_to_universal, "
+      "kv_universal_to_block, kv_block_to_operational, kv_operational_to_block");
 }
 
 /* khost/ops.h includes one header per op, a list written beside the build's op list:

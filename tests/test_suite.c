@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "khost/ops.h"
 #include "suite.h"
 #include "support/endless_line.h"
 #include "support/start_elsewhere.h"
@@ -193,6 +194,26 @@ static const bad_file bad_files[] = {
     {"bad_form_feed_header.ini", 6, "case has no keys (it needs op = OP)"},
     /* ... and the key after a vertical tab is n, not a continuation of m's value. */
     {"bad_vertical_tab_key.ini", 4, "case a: n = 'x' is not an integer"},
+    /* The KV-cache conversions: each dimension, outer, layout, and the sizes they make. */
+    {"bad_kv_zero_dim.ini", 11, "case zero_heads: kv_block_to_universal needs nh to be at least 1, got 0"},
+    {"bad_kv_negative_dim.ini", 1,
+     "case negative_blocks: kv_operational_to_block needs nb to be at least 0, got -1"},
+    {"bad_kv_outer_three.ini", 1, "case three_outer: kv_universal_to_block needs no to be at most 2, got 3"},
+    {"bad_kv_unknown_layout.ini", 10,
+     "case misspelt_layout: kv_block_to_universal needs layout to be one of NHD, HND, got 'NDH'"},
+    {"bad_kv_layout_missing.ini", 1,
+     "case no_layout: missing parameter 'layout' for op kv_universal_to_block"},
+    {"bad_kv_layout_on_flat_op.ini", 10,
+     "case flat_with_layout: unknown key 'layout' for op kv_block_to_operational"},
+    {"bad_kv_dtype_not_allowed.ini", 1,
+     "case fp4_cache: kv_block_to_operational needs dtype to be one of fp16, bf16, fp32, e4m3, got e2m1"},
+    {"bad_kv_size_overflow.ini", 1,
+     "case overflows: kv_block_to_operational needs tensor src to take at most 34359738368 bytes, but its "
+     "size "
+     "overflows"},
+    {"bad_kv_too_large.ini", 1,
+     "case too_large: kv_operational_to_block needs tensor src to take at most 34359738368 bytes, got "
+     "1374456643584"},
 };
 
 Test(suite_load, refuses_bad_files_with_file_line_and_reason)
@@ -375,6 +396,10 @@ static const shipped_case shipped[] = {
     {"gpumode_nvfp4", "test_m512_k4096_l2", "nvfp4_gemv", "m", "k", "l", 512, 4096, 2},
     {"gpumode_nvfp4", "test_m512_k1536_l2", "nvfp4_gemv", "m", "k", "l", 512, 1536, 2},
     {"read_floor", "read_66mb_fp32_2016x8192", "reduce_sum", "m", "n", "dtype", 2016, 8192, KHOST__DT_FP32},
+    {"smoke", "kv_operational_to_block_e4m3", "kv_operational_to_block", "nb", "hd", "dtype", 3, 8,
+     KHOST__DT_E4M3},
+    {"kv_correctness", "b2u_s2_fp32_hnd", "kv_block_to_universal", "nh", "nl", "layout", 2, 3, KHOST_KV_HND},
+    {"kv_performance", "o2b_70b_h1_t64_e4m3_b512", "kv_operational_to_block", "nl", "nt", "nb", 80, 64, 512},
 };
 
 static khost__suite load_shipped(const char *name)
@@ -389,9 +414,15 @@ Test(shipped_suites, load_with_the_expected_number_of_cases)
   struct {
     const char *name;
     int ncases;
-  } suites[] = {
-      {"smoke", 12},     {"correctness", 73},          {"performance", 14},         {"gpumode_nvfp4", 10},
-      {"read_floor", 3}, {"fp8_gemm_correctness", 15}, {"fp8_gemm_performance", 24}};
+  } suites[] = {{"smoke", 16},
+                {"correctness", 73},
+                {"performance", 14},
+                {"gpumode_nvfp4", 10},
+                {"read_floor", 3},
+                {"fp8_gemm_correctness", 15},
+                {"fp8_gemm_performance", 24},
+                {"kv_correctness", 90},
+                {"kv_performance", 180}};
   for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++) {
     khost__suite s = load_shipped(suites[i].name);
     cr_expect_eq(s.ncases, suites[i].ncases, "%s", suites[i].name);
@@ -412,6 +443,19 @@ Test(shipped_suites, hold_the_published_shapes)
     cr_expect_eq(khost__case_param(c, want->p3), want->v3, "%s %s", want->name, want->p3);
     khost__suite_free(&s);
   }
+}
+
+/* ARCHITECTURE.md, "Adding an op", step 6: the smoke suite is where a new op
+ * first runs on every backend, so an op without a smoke case would go unseen. */
+Test(shipped_suites, smoke_has_a_case_of_every_op)
+{
+  khost__suite s = load_shipped("smoke");
+  for (const khost__op *const *op = khost__catalog_ops(); *op; op++) {
+    int found = 0;
+    for (int i = 0; i < s.ncases; i++) found += s.cases[i].op == *op;
+    cr_expect_gt(found, 0, "smoke.ini has no case of %s", (*op)->name);
+  }
+  khost__suite_free(&s);
 }
 
 /* ---- finding a suite by name ---- */
@@ -484,7 +528,8 @@ Test(suite_find, an_unknown_name_lists_the_folders_and_their_suites)
   /* The source tree's folder, then the installed one (whatever it holds), then $KHOST_SUITE_PATH. */
   char head[4300], tail[200];
   snprintf(head, sizeof head, "no suite 'nope'; searched: %s (%s); ", source_file("suites").s,
-           "correctness, fp8_gemm_correctness, fp8_gemm_performance, gpumode_nvfp4, performance, read_floor, "
+           "correctness, fp8_gemm_correctness, fp8_gemm_performance, gpumode_nvfp4, kv_correctness, "
+           "kv_performance, performance, read_floor, "
            "smoke");
   snprintf(tail, sizeof tail, "; %s (extra_one, extra_two)", dir);
   size_t len = strlen(err.msg), nhead = strlen(head), ntail = strlen(tail);

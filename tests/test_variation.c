@@ -136,11 +136,19 @@ static khost__case small_case(const khost__op *op)
   khost__case_init(&c, op, "small");
   for (int i = 0; i < op->nparams; i++) {
     const khost__param_spec *p = &op->params[i];
-    if (p->kind == KHOST__PARAM_INT && !p->has_default) {
-      char text[32];
-      snprintf(text, sizeof text, "%lld", (long long)(p->min > 16 ? p->min : 16 - 16 % p->multiple_of));
-      cr_assert_eq(khost__case_set_param(&c, p->name, text, &err), KHOST__OK, "%s", err.msg);
+    char text[32];
+    if (p->has_default) continue;
+    if (p->kind == KHOST__PARAM_INT) {
+      int64_t value = p->min > 16 ? p->min : 16 - 16 % p->multiple_of;
+      snprintf(text, sizeof text, "%lld", (long long)(value < p->max ? value : p->max));
+    } else if (p->kind == KHOST__PARAM_DTYPE) { /* the first the op takes */
+      int id = 0;
+      while (!(p->dtypes >> id & 1u)) id++;
+      snprintf(text, sizeof text, "%s", khost__dtype_name((khost__dtype_id)id));
+    } else {
+      snprintf(text, sizeof text, "%s", p->names[0]);
     }
+    cr_assert_eq(khost__case_set_param(&c, p->name, text, &err), KHOST__OK, "%s", err.msg);
   }
   cr_assert_eq(khost__case_validate(&c, &err), KHOST__OK, "%s: %s", op->name, err.msg);
   return c;

@@ -10,7 +10,8 @@ import sys
 from khost_report import ReportError, read_report
 
 ROW_KEYS = ("case", "params", "backend", "device", "status", "time")
-COMPUTE_BOUND_OPS = ("fp8_block_gemm",)
+# FLOPs per byte above which a row's op is worth comparing with a compute peak (a GEMV moves about 4).
+COMPUTE_INTENSITY = 16
 
 
 def is_report(doc):
@@ -44,9 +45,9 @@ def main():
     print(f"device: {run.get('device')}, {run.get('sm_count')} SMs, L2 {run.get('l2_bytes')} B, measured copy "
           f"{run.get('peak_gbps') or 0:.0f} GB/s{empty}; suite {run.get('suite')}; {run.get('date')}\n")
     rows = [r for r in doc["rows"] if not a.device or r["device"] == a.device]
-    # TFLOP/s only where an op of the table counts FLOPs worth comparing with a compute peak: the
+    # TFLOP/s only where a row's arithmetic intensity makes FLOPs worth comparing with a compute peak: the
     # memory-bound ops' tables keep the columns they were published with.
-    flops = any(r.get("op") in COMPUTE_BOUND_OPS for r in rows)
+    flops = any((r.get("flops") or 0) >= COMPUTE_INTENSITY * (r.get("bytes") or float("inf")) for r in rows)
     print("| case | params | backend | device | status | median | noise | SM MHz | GB/s | % of copy |"
           + (" TFLOP/s |" if flops else "") + " speedup | variant |")
     print("|---|---|---|---|---|---:|---:|---:|---:|---:|" + ("---:|" if flops else "") + "---:|---|")

@@ -17,7 +17,6 @@
 
 #define DIM_MAX   (INT64_C(1) << 24)
 #define BLOCK_MAX (INT64_C(1) << 16) /* the oracle's block sums are exact up to 2^17 terms */
-#define E4M3_MAX  448.0
 
 /* The error model (tolerance below). */
 #define ACCUMULATOR_UNIT 0x1p-13 /* a tensor-core accumulator of 14 significant bits */
@@ -202,7 +201,7 @@ static block block_at(uint64_t seed, const side *s, int64_t bi, int64_t bk)
   /* The approximation is monotone to about 1e-9 (its seam at p = 0.97575), so an
    * element may exceed absmax by that much; the quantizer saturates it to 448. */
   float absmax = raw_value(largest, blk.factor);
-  blk.scale = (float)((double)absmax / E4M3_MAX);
+  blk.scale = (float)((double)absmax / KHOST__E4M3_MAX);
   return blk;
 }
 
@@ -374,13 +373,9 @@ static void vary(const khost__case *c, khost__variation *v)
   khost__tensor_set set;
   khost__tensor_spec blocked;
   int64_t kb = d.k / d.qk;
+  const int64_t extent[] = {[ROW] = d.m, [KBLOCK] = kb};
   tensors(c, &set);
-  memset(v, 0, sizeof *v);
-  v->extent[ROW] = d.m;
-  v->extent[KBLOCK] = kb;
-  v->extent[2] = 1;
-  v->permuted_axis = KBLOCK;
-  v->sign_axes = 1u << ROW;
+  khost__vary_declare(v, extent, 2, KBLOCK, 1u << ROW);
   /* a and b seen as [rows, k / qk, qk]: the same bytes, the block a dim of its own. */
   for (int t = KHOST_FP8_BLOCK_GEMM_A; t <= KHOST_FP8_BLOCK_GEMM_B; t++) {
     const int64_t shape[3] = {set.inputs[t].shape[0], kb, d.qk};

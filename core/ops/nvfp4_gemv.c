@@ -195,14 +195,10 @@ static void vary(const khost__case *c, khost__variation *v)
   static const int a_axes[3] = {BATCH, ROW, NONE}, batch_axes[3] = {BATCH, NONE, NONE};
   static const int sfa_axes[3] = {BATCH, ROW, NONE}, c_axes[2] = {BATCH, ROW};
   dims d = dims_of(c);
+  const int64_t extent[] = {[BATCH] = d.l, [ROW] = d.m};
   khost__tensor_set set;
   tensors(c, &set);
-  memset(v, 0, sizeof *v);
-  v->extent[BATCH] = d.l;
-  v->extent[ROW] = d.m;
-  v->extent[2] = 1;
-  v->permuted_axis = BATCH;
-  v->sign_axes = 1u << BATCH | 1u << ROW;
+  khost__vary_declare(v, extent, 2, BATCH, 1u << BATCH | 1u << ROW);
   for (int t = 0; t < set.ninputs; t++) khost__vary_map_of(&v->inputs[t], &set.inputs[t], batch_axes, 0);
   khost__vary_map_of(&v->inputs[KHOST_NVFP4_GEMV_A], &set.inputs[KHOST_NVFP4_GEMV_A], a_axes, 1);
   khost__vary_map_of(&v->inputs[KHOST_NVFP4_GEMV_SFA], &set.inputs[KHOST_NVFP4_GEMV_SFA], sfa_axes, 0);

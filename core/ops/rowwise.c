@@ -135,14 +135,10 @@ void khost__rowwise_vary(const khost__case *c, khost__variation *v, int permuted
 {
   static const int in_axes[2] = {KHOST__ROWWISE_ROW, KHOST__ROWWISE_COL};
   khost__rowwise_dims d = khost__rowwise_dims_of(c);
+  const int64_t extent[] = {[KHOST__ROWWISE_ROW] = d.m, [KHOST__ROWWISE_COL] = d.n};
   khost__tensor_set set;
   c->op->tensors(c, &set);
-  memset(v, 0, sizeof *v);
-  v->extent[KHOST__ROWWISE_ROW] = d.m;
-  v->extent[KHOST__ROWWISE_COL] = d.n;
-  v->extent[2] = 1;
-  v->permuted_axis = permuted_axis;
-  v->sign_axes = sign_axes;
+  khost__vary_declare(v, extent, 2, permuted_axis, sign_axes);
   khost__vary_map_of(&v->inputs[KHOST_ROWWISE_IN], &set.inputs[KHOST_ROWWISE_IN], in_axes, sign_axes != 0);
   khost__vary_map_of(&v->outputs[KHOST_ROWWISE_OUT], &set.outputs[KHOST_ROWWISE_OUT], out_axes,
                      sign_axes != 0);

@@ -26,8 +26,8 @@ khost__python_kernel khost__python_kernels[KHOST__PYTHON_SLOTS];
   KHOST__TEN(f, )                                                                                            \
   KHOST__TEN(f, 1)                                                                                           \
   KHOST__TEN(f, 2)                                                                                           \
-  KHOST__TEN(f, 3) KHOST__TEN(f, 4) KHOST__TEN(f, 5) KHOST__TEN(f, 6) KHOST__TEN(f, 7) KHOST__TEN(f, 8)      \
-      KHOST__TEN(f, 9)
+  KHOST__TEN(f, 3)                                                                                           \
+  KHOST__TEN(f, 4) KHOST__TEN(f, 5) KHOST__TEN(f, 6) KHOST__TEN(f, 7) KHOST__TEN(f, 8) KHOST__TEN(f, 9)
 
 KHOST__HUNDRED(KHOST__SLOT)
 

@@ -38,6 +38,10 @@ static inline double khost__reference_rows_load(const khost__reference_rows *row
   return ((const float *)rows->call.in)[index];
 }
 
+/* The four KV-cache layout conversions on the CPU (kv_cache.c): checked, tables
+ * checked against their arenas, then every chunk copied through them. */
+int khost__reference_kv_run(const khost_input *in);
+
 /* Rounds value to the output dtype (nearest even) and stores it at output element `index`. */
 void khost__reference_rows_store(const khost__reference_rows *rows, size_t index, double value);
 

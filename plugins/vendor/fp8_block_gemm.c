@@ -21,7 +21,8 @@
  *
  * The descriptors, layouts and the heuristic's algorithm of a shape are made in
  * supports() (the host's preparation) and kept in a small per-process cache, so
- * that run(), the timed call, only sets the scale pointers and calls the matmul. */
+ * that run(), the timed call, only checks its arguments, finds the plan in that
+ * cache, sets the scale pointers and calls the matmul. */
 #include "khost/ops/fp8_block_gemm.h"
 
 #include <stdbool.h>

@@ -119,6 +119,6 @@ int describe(const khost_input *in, char *buf, size_t size)
 } // namespace
 
 extern "C" const khost_kernel khost__vendor_reduce_sum = {
-    sizeof(khost_kernel), "reduce_sum", KHOST_DEVICE_CUDA, run, supports, workspace_size, describe,
-    nullptr, /* call_overhead: none */
+    sizeof(khost_kernel), "reduce_sum", KHOST_DEVICE_CUDA, run, supports,
+    workspace_size,       describe,     nullptr, /* call_overhead: none */
 };

@@ -49,7 +49,8 @@ Test(cli, help_lists_every_flag)
       "timeout",    "help",
       "version",    "no-blocking-kernel",
       "min-time",   "throttle",
-      "junit",      "quiet",      "devices",
+      "junit",      "quiet",
+      "devices",
   };
   outcome o;
   KHOST(&o, "--help");

@@ -13,7 +13,7 @@
 
 #include "clock.h"
 
-TestSuite(devices, .init = make_scratch, .fini = remove_scratch, .timeout = 120);
+TestSuite(devices, .init = make_scratch, .fini = remove_scratch, .timeout = 180);
 
 static const char *const no_gpu[] = {"CUDA_VISIBLE_DEVICES=", NULL};
 
@@ -90,7 +90,7 @@ Test(devices, a_spread_run_has_the_plain_run_s_rows_in_order)
 
 /* Eight cases of 0.4 s asleep each: four lanes at once take about a quarter of
  * one lane's time. Sleeps overlap however loaded the CPU is. */
-Test(devices, four_lanes_take_about_a_quarter_of_the_time, .timeout = 180)
+Test(devices, four_lanes_take_about_a_quarter_of_the_time)
 {
   char *suite = NULL;
   cr_assert_geq(asprintf(&suite, "%s/tests/fixtures/suites/good_eight_copies.ini", env("KHOST_SOURCE_ROOT")),

@@ -246,9 +246,8 @@ Test(faults, a_crashing_oracle_fails_every_row_of_the_case_with_its_signal)
 Test(faults, a_timeout_while_khost_generates_inputs_names_that_phase_and_blames_no_backend)
 {
   char *suite = scratch_path("big.ini");
-  /* 256 MiB of input: the worker is caught half-way through generating it, and
-   * the other half leaves the kill a wide window inside the inputs phase. */
-  write_file(suite, "[big]\nop = copy_transpose\ndtype = fp32\nm = 8192\nn = 8192\n");
+  /* 1 GiB of input: generating it takes far longer than the 0.05 s timeout. */
+  write_file(suite, "[big]\nop = copy_transpose\ndtype = fp32\nm = 16384\nn = 16384\n");
   outcome o;
   KHOST(&o, FAST, "--suite", suite, "--timeout", "0.05", "--plugin", "@fault_free.so", "--reference",
         "fault_free", "--backends", "fault_free");
@@ -386,9 +385,10 @@ static pid_t large_child(pid_t parent, long min_kb)
 Test(faults, a_worker_killed_unannounced_during_inputs_names_the_out_of_memory_killer)
 {
   char *suite = scratch_path("big.ini");
-  /* 256 MiB of input: the worker is caught half-way through generating it, and
-   * the other half leaves the kill a wide window inside the inputs phase. */
-  write_file(suite, "[big]\nop = copy_transpose\ndtype = fp32\nm = 8192\nn = 8192\n");
+  /* 1 GiB of input: the worker is caught at 128 MiB, and the rest of the
+   * generation (seconds on a busy machine, where this poll may also be late)
+   * leaves the kill a wide window inside the inputs phase. */
+  write_file(suite, "[big]\nop = copy_transpose\ndtype = fp32\nm = 16384\nn = 16384\n");
   running r;
   const char *args[] = {FAST,         "--suite",    suite,        "--plugin", "@fault_free.so", "--reference",
                         "fault_free", "--backends", "fault_free", "--json",   report_path(),    NULL};
@@ -433,4 +433,59 @@ Test(faults, a_case_larger_than_the_memory_available_is_refused_with_both_amount
   free_outcome(&o);
   free(suite);
 #endif
+}
+
+/* ---- the KV-cache conversions' own faults (tests/plugins/kv_fault.c) ---- */
+
+typedef struct kv_fault {
+  char backend[32];
+  char case_name[32];
+  char status[12];
+  char message[112]; /* part of the row's details */
+} kv_fault;
+
+static kv_fault kv_fault_table[] = {
+    /* A chunk read through its neighbour's entry: wrong elements, named by the chunk they belong to. */
+    {"kv_fault_wrong_entry", "b2o_s1_bf16", "FAIL", "dst[b=0, l=0, o=0, t=0, h=0, d=0] (flat index 0)"},
+    /* One chunk's bytes past its end land in the gap after it, which is named. */
+    {"kv_fault_overrun", "o2b_s1_bf16", "FAIL", "out-of-bounds write: dst: written outside every chunk"},
+    {"kv_fault_overrun", "o2b_s2_fp32", "FAIL", "(the gap after chunk dst[b="},
+    /* Every chunk read as NHD: right where it is NHD, wrong where it is HND. */
+    {"kv_fault_ignores_layout", "b2u_s1_bf16_nhd", "PASS", ""},
+    {"kv_fault_ignores_layout", "b2u_s1_bf16_hnd", "FAIL", "600 of 720 elements outside atol 0 + rtol 0"},
+    /* A changed entry is a modified input, named by its index: 3 blocks x 2 layers x K, V = 12 entries. */
+    {"kv_fault_writes_table", "o2b_s1_bf16", "ERROR", "the kernel modified its input 'dst_table' (entry 11)"},
+    /* A write past a table's end is out of bounds, as past an output's; so with no entries (nb = 0). */
+    {"kv_fault_table_overrun", "o2b_s2_fp32", "FAIL", "out-of-bounds write: src_table: "},
+    {"kv_fault_table_overrun", "o2b_s3_e4m3", "FAIL", "guard bytes overwritten past the end"},
+    {"kv_fault_table_overrun", "o2b_empty_bf16", "FAIL", "out-of-bounds write: src_table: "},
+};
+
+/* khost on f's case of kv_correctness, with the reference and f's fixture plugin alone. */
+static void run_kv_fault(outcome *o, const kv_fault *f)
+{
+  char plugin[64], backends[64];
+  snprintf(plugin, sizeof plugin, "@%s.so", f->backend);
+  snprintf(backends, sizeof backends, "reference,%s", f->backend);
+  KHOST(o, FAST, "--suite", "kv_correctness", "--case", f->case_name, "--plugin", plugin, "--backends",
+        backends);
+}
+
+ParameterizedTestParameters(faults, each_kv_fault_is_caught_and_named)
+{
+  return cr_make_param_array(kv_fault, kv_fault_table, sizeof kv_fault_table / sizeof kv_fault_table[0]);
+}
+
+ParameterizedTest(kv_fault *f, faults, each_kv_fault_is_caught_and_named)
+{
+  outcome o;
+  run_kv_fault(&o, f);
+  table_row row = find_row(o.out, f->case_name, f->backend);
+  cr_assert(row.found, "%s: no table row; stdout:\n%s\nstderr:\n%s", f->backend, o.out, o.err);
+  cr_expect_str_eq(row.status, f->status, "%s on %s: details:\n%s", f->backend, f->case_name, row.details);
+  cr_expect_not_null(strstr(row.details, f->message), "%s: details lack '%s':\n%s", f->backend, f->message,
+                     row.details);
+  expect_row(&o, f->case_name, "reference", "PASS");
+  cr_expect_eq(o.status, strcmp(f->status, "PASS") ? 1 : 0, "exit %d", o.status);
+  free_outcome(&o);
 }

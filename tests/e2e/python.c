@@ -33,6 +33,9 @@ static void run_fixture(outcome *o, const char *name, const char *backend, const
             "--timeout", timeout, FAST);
 }
 
+/* The ops the NumPy fixture implements, as --op takes them. */
+#define ROW_OPS "copy_transpose,reduce_sum,softmax_online"
+
 Test(python, numpy_backend_passes_the_row_ops_and_declines_bf16)
 {
   smoke_case cases[MAX_SMOKE_CASES];
@@ -40,9 +43,12 @@ Test(python, numpy_backend_passes_the_row_ops_and_declines_bf16)
   outcome o;
   need_plugin();
   KHOST_ENV(&o, ((const char *const[]){backends_env("numpy_backend"), NULL}), "--backends", "numpy_fixture",
-            "--op", "copy_transpose,reduce_sum,softmax_online", FAST);
+            "--op", ROW_OPS, FAST);
   for (int i = 0; i < n; i++) {
-    if (!strcmp(cases[i].op, "nvfp4_gemv") || !strcmp(cases[i].op, "fp8_block_gemm")) continue;
+    /* Each smoke case of a row op: a whole name in the list, not a part of one. */
+    char padded[40];
+    snprintf(padded, sizeof padded, ",%s,", cases[i].op);
+    if (!strstr("," ROW_OPS ",", padded)) continue;
     table_row r = find_device_row(o.out, cases[i].name, "numpy_fixture", "cpu");
     cr_assert(r.found, "no numpy_fixture row for %s:\n%s", cases[i].name, o.out);
     int bf16 = strstr(cases[i].name, "bf16") != NULL;

@@ -93,6 +93,20 @@ Test(suites, an_unknown_suite_exits_2_and_lists_the_known_ones)
   free_outcome(&o);
 }
 
+/* khost --suite path exits 2 before running anything, naming path:line and the reason. */
+static void expect_suite_refused(const char *path, const char *line, const char *reason)
+{
+  char where[4400];
+  outcome o;
+  KHOST(&o, FAST, "--suite", path);
+  snprintf(where, sizeof where, "%s%s", path, line);
+  cr_expect_eq(o.status, 2, "%s: exit %d", reason, o.status);
+  cr_expect_not_null(strstr(o.err, where), "stderr lacks '%s':\n%s", where, o.err);
+  cr_expect_not_null(strstr(o.err, reason), "stderr lacks '%s':\n%s", reason, o.err);
+  cr_expect_null(strstr(o.out, "summary:"), "%s: something ran", path);
+  free_outcome(&o);
+}
+
 Test(suites, a_broken_suite_file_exits_2_naming_file_and_line)
 {
   static const struct {
@@ -105,19 +119,35 @@ Test(suites, a_broken_suite_file_exits_2_naming_file_and_line)
        ":8:", "unknown op 'no_such_op'"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    char name[32], where[700];
+    char name[32];
     snprintf(name, sizeof name, "broken%zu.ini", i);
     char *path = scratch_path(name);
     write_file(path, cases[i].text);
-    outcome o;
-    KHOST(&o, FAST, "--suite", path);
-    snprintf(where, sizeof where, "%s%s", path, cases[i].line);
-    cr_expect_eq(o.status, 2, "%s: exit %d", cases[i].reason, o.status);
-    cr_expect_not_null(strstr(o.err, where), "stderr lacks '%s':\n%s", where, o.err);
-    cr_expect_not_null(strstr(o.err, cases[i].reason), "stderr lacks '%s':\n%s", cases[i].reason, o.err);
-    cr_expect_null(strstr(o.out, "summary:"));
-    free_outcome(&o);
+    expect_suite_refused(path, cases[i].line, cases[i].reason);
     free(path);
+  }
+}
+
+/* Each bad KV-cache case of tests/fixtures/suites/ is refused before anything runs. */
+Test(suites, a_bad_kv_cache_case_exits_2_naming_file_and_line)
+{
+  static const struct {
+    const char *file, *line, *reason;
+  } cases[] = {
+      {"bad_kv_zero_dim.ini", ":11:", "kv_block_to_universal needs nh to be at least 1, got 0"},
+      {"bad_kv_negative_dim.ini", ":1:", "kv_operational_to_block needs nb to be at least 0, got -1"},
+      {"bad_kv_outer_three.ini", ":1:", "kv_universal_to_block needs no to be at most 2, got 3"},
+      {"bad_kv_unknown_layout.ini",
+       ":10:", "kv_block_to_universal needs layout to be one of NHD, HND, got 'NDH'"},
+      {"bad_kv_size_overflow.ini",
+       ":1:", "needs tensor src to take at most 34359738368 bytes, but its size overflows"},
+      {"bad_kv_too_large.ini",
+       ":1:", "needs tensor src to take at most 34359738368 bytes, got 1374456643584"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/tests/fixtures/suites/%s", env("KHOST_SOURCE_ROOT"), cases[i].file);
+    expect_suite_refused(path, cases[i].line, cases[i].reason);
   }
 }
 

@@ -13,6 +13,10 @@
 #include "ops/reduce_sum.h"
 #include "ops/softmax_online.h"
 #include "ops/fp8_block_gemm.h"
+#include "ops/kv_block_to_universal.h"
+#include "ops/kv_universal_to_block.h"
+#include "ops/kv_block_to_operational.h"
+#include "ops/kv_operational_to_block.h"
 
 #ifdef __cplusplus
 extern "C" {

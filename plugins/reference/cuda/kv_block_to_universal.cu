@@ -1,0 +1,11 @@
+/* kv_block_to_universal on the GPU, plainly: kv_cache.cuh copies every chunk through the tables. */
+#include "kv_cache.cuh"
+
+extern "C" const khost_kernel khost__reference_cuda_kv_block_to_universal = {
+    sizeof(khost_kernel),
+    "kv_block_to_universal",
+    KHOST_DEVICE_CUDA,
+    khost_reference::kv_run,
+    nullptr,
+    nullptr,
+};
