@@ -11,6 +11,7 @@
 
 #include "bench.h"
 #include "cuda_kernels.h"
+#include "cupti_timer.h"
 #include "khost/plugin.h"
 
 /* How long the blocker holds the stream while the host queues a sample's calls. */
@@ -42,6 +43,7 @@ static struct {
   unsigned long long *stamps_device;
   int sm_count;
   unsigned long long *counts; /* device: what khost__cuda_vary_check counts */
+  int cupti;                  /* --timer cupti: a sample's time is its CUPTI records' span, not the events' */
 } state;
 
 /* Queues one piece of timed work on the stream. */
@@ -205,6 +207,7 @@ void khost__cuda_shutdown(void)
 {
   /* Errors are ignored: after a sticky error every call fails, and there is
    * nothing left to do with them. */
+  if (state.cupti) khost__cupti_stop();
   if (state.stamps) cudaFreeHost((void *)state.stamps);
   if (state.flags) cudaFreeHost((void *)state.flags);
   if (state.flush) cudaFree(state.flush);
@@ -259,6 +262,13 @@ int khost__cuda_download(void *dst, const void *src, size_t bytes, khost__err *e
 void khost__cuda_set_blocking(int on)
 {
   state.blocking = on;
+}
+
+int khost__cuda_set_timer(int cupti, khost__err *err)
+{
+  int rc = cupti ? khost__cupti_start(err) : KHOST__OK;
+  state.cupti = cupti && rc == KHOST__OK;
+  return rc;
 }
 
 int khost__cuda_copy(void *dst, const void *src, size_t bytes, khost__err *err)
@@ -340,6 +350,8 @@ static int timed_region(enqueue_fn enqueue, void *ctx, int cold, double *seconds
   int rc = cold ? flush_l2(err) : KHOST__OK;
   *seconds = 0;
   *sm_mhz = 0;
+  /* Only this sample's records may count: an earlier one that failed may have left its stamps. */
+  if (rc == KHOST__OK && state.cupti) rc = khost__cupti_drop(err);
   if (rc != KHOST__OK) return rc;
   state.flags[0] = 0;
   state.flags[1] = 0;
@@ -364,13 +376,15 @@ static int timed_region(enqueue_fn enqueue, void *ctx, int cold, double *seconds
   /* The stream, not the stop event: the second stamp comes after it. */
   rc = CUDA_CALL(err, cudaStreamSynchronize(state.stream));
   if (rc == KHOST__OK) rc = CUDA_CALL(err, cudaEventElapsedTime(&ms, state.start, state.stop));
+  double span = ms * 1e-3;
+  if (rc == KHOST__OK && state.cupti) rc = khost__cupti_sample_span(&span, err);
   if (rc != KHOST__OK) return rc;
   if (state.flags[1])
     return khost__errorf(err, KHOST__E_DISCARDED,
                          "sample discarded: queueing it took longer than the %.1f s the blocking kernel "
                          "waits (too many calls for the launch queue?)",
                          BLOCKER_TIMEOUT_NS * 1e-9);
-  *seconds = ms * 1e-3;
+  *seconds = span;
   *sm_mhz = stamped_clock_mhz();
   return KHOST__OK;
 }
@@ -457,6 +471,38 @@ static int enqueue_empty(void *ctx, khost__err *err)
 int khost__cuda_measure_empty_call(int cold, double *seconds, khost__err *err)
 {
   return median_sample(enqueue_empty, NULL, cold, EMPTY_SAMPLES, seconds, err);
+}
+
+typedef struct stream_buffers {
+  void *src, *dst;
+  size_t read_bytes, written_bytes;
+} stream_buffers;
+
+static int enqueue_stream(void *ctx, khost__err *err)
+{
+  stream_buffers *b = ctx;
+  return CUDA_CALL(err, khost__launch_stream(state.stream, b->src, b->read_bytes, b->dst, b->written_bytes,
+                                             state.sm_count, (unsigned *)state.flush));
+}
+
+static size_t whole_words(size_t bytes)
+{
+  return (bytes + 15) / 16 * 16;
+}
+
+int khost__cuda_measure_stream(size_t read_bytes, size_t written_bytes, int cold, double *seconds,
+                               khost__err *err)
+{
+  stream_buffers b = {NULL, NULL, whole_words(read_bytes), whole_words(written_bytes)};
+  *seconds = 0;
+  int rc = CUDA_CALL(err, cudaMalloc(&b.src, b.read_bytes ? b.read_bytes : 16));
+  if (rc == KHOST__OK) rc = CUDA_CALL(err, cudaMalloc(&b.dst, b.written_bytes ? b.written_bytes : 16));
+  /* Defined contents: the kernel never reads uninitialised memory. */
+  if (rc == KHOST__OK) rc = CUDA_CALL(err, cudaMemsetAsync(b.src, 0x5a, b.read_bytes, state.stream));
+  if (rc == KHOST__OK) rc = median_sample(enqueue_stream, &b, cold, EMPTY_SAMPLES, seconds, err);
+  cudaFree(b.dst);
+  cudaFree(b.src);
+  return rc;
 }
 
 /* The runtime numbers its stream-capture errors 900..908. */

@@ -92,6 +92,18 @@ int khost__cuda_measure_copy(double *gbps, khost__err *err);
  * first): the launch and event overhead inside every timed call. */
 int khost__cuda_measure_empty_call(int cold, double *seconds, khost__err *err);
 
+/* The speed of light of a case: the median time of khost's streaming kernel
+ * reading read_bytes and writing written_bytes (each rounded up to 16-byte
+ * words) in one pass, timed as one sample is (cold: L2 flushed first). */
+int khost__cuda_measure_stream(size_t read_bytes, size_t written_bytes, int cold, double *seconds,
+                               khost__err *err);
+
+/* 1: from now on a sample's time is the span of its kernels, copies and memsets
+ * in CUPTI's activity records (core/cupti_timer.h), first start to last end,
+ * instead of the time between the events around it; 0: the events (the
+ * default). Fails when CUPTI cannot be used; the events stay then. */
+int khost__cuda_set_timer(int cupti, khost__err *err);
+
 /* On by default after init: timed calls wait behind the blocking kernel. Off
  * (--no-blocking-kernel) only for profilers such as ncu, which serialise
  * launches and would stall behind it; launch gaps are then timed too. */

@@ -108,6 +108,18 @@ int khost__cuda_measure_copy(double *gbps, khost__err *err)
   return unsupported(err);
 }
 
+int khost__cuda_measure_stream(size_t read_bytes, size_t written_bytes, int cold, double *seconds,
+                               khost__err *err)
+{
+  *seconds = 0;
+  return unsupported(err);
+}
+
+int khost__cuda_set_timer(int cupti, khost__err *err)
+{
+  return cupti ? unsupported(err) : KHOST__OK;
+}
+
 int khost__cuda_measure_empty_call(int cold, double *seconds, khost__err *err)
 {
   (void)cold;

@@ -161,15 +161,15 @@ static json_t *run_json(const khost__run_info *i)
   /* The CUDA versions as the runtime gives them: 1000 * major + 10 * minor. */
   return json_pack(
       "{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
-      "s:o, s:o}",
+      "s:o, s:o, s:o}",
       "khost_version", TEXT(i->khost_version), "host", TEXT(i->host), "cpu", TEXT(i->cpu), "ncpus",
       count(i->ncpus), "device", TEXT(i->device), "sm_count", count(i->sm_count), "l2_bytes",
       count((json_int_t)i->l2_bytes), "sm_clock_mhz", count(i->sm_clock_mhz), "mem_clock_mhz",
       count(i->mem_clock_mhz), "peak_gbps", measured(i->peak_gbps, 1), "empty_call_s",
-      measured(i->empty_call_s, 1), "cuda_driver_version", count(i->cuda_driver), "cuda_runtime_version",
-      count(i->cuda_runtime), "suite", TEXT(i->suite), "command", TEXT(i->command), "date", TEXT(i->date),
-      "baseline", TEXT(i->baseline), "shard", shard_json(i), "merged_shards", count(i->merged_shards),
-      "devices", devices_json(i));
+      measured(i->empty_call_s, 1), "timer", TEXT(i->timer), "cuda_driver_version", count(i->cuda_driver),
+      "cuda_runtime_version", count(i->cuda_runtime), "suite", TEXT(i->suite), "command", TEXT(i->command),
+      "date", TEXT(i->date), "baseline", TEXT(i->baseline), "shard", shard_json(i), "merged_shards",
+      count(i->merged_shards), "devices", devices_json(i));
 }
 
 static json_t *backend_json(const khost__backend_summary *b)

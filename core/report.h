@@ -35,6 +35,7 @@ typedef struct khost__run_info {
   char command[1024];
   char date[32];                /* ISO 8601 */
   double empty_call_s;          /* an empty kernel timed as the run's calls are, 0 when not measured */
+  char timer[8];                /* --timer: what times the CUDA samples, "events" or "cupti" */
   char baseline[288];           /* what speedups are relative to: --baseline NAME[:DEV], else the reference */
   int shard_index, shard_count; /* --shard I/N; shard_count 0 when the run is not a shard */
   int shard_cases, selected_cases; /* of a shard: the cases it ran, of the selection it is a part of */

@@ -478,6 +478,7 @@ static void derive(case_run *r, double peak, int gpu)
     d->gbps = row->id.bytes / t / 1e9;
     d->tflops = row->id.flops / t / 1e12;
     if (peak > 0 && r->slots[s].device_type == KHOST_DEVICE_CUDA) d->peak_fraction = d->gbps / peak;
+    d->sol_fraction = row->measured.sol_s / t;
     /* A fast wrong answer is no speedup. */
     if (base >= 0 && row->measured.status == KHOST__ROW_PASS)
       d->speedup = r->rows[base].measured.time.median / t;

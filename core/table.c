@@ -145,6 +145,9 @@ static void print_device(FILE *out, const khost__run_info *info)
     khost__format_seconds(info->empty_call_s, t, sizeof t);
     item(out, "empty kernel %s", t);
   }
+  /* Which timer made the GPU times: CUDA events around the calls, or their kernels' span in CUPTI's records.
+   */
+  if (info->timer[0]) item(out, "timer %s", info->timer);
   if (info->cuda_driver > 0)
     item(out, "CUDA driver %d.%d, runtime %d.%d", info->cuda_driver / 1000, info->cuda_driver % 1000 / 10,
          info->cuda_runtime / 1000, info->cuda_runtime % 1000 / 10);

@@ -23,6 +23,18 @@ static void measure_device(khost__worker *w)
     w->device.empty_call_s = 0;
 }
 
+/* --timer cupti before anything is timed, so that the copy, the empty call and
+ * the speed of light are timed as the rows are. Unusable, it fails the CUDA rows:
+ * times from another timer than asked would pass for its. */
+static void start_timer(khost__worker *w)
+{
+  khost__err err;
+  if (khost__cuda_set_timer(w->job->o->timer == KHOST__TIMER_CUPTI, &err) == KHOST__OK) return;
+  for (int s = 0; s < w->job->nslots; s++)
+    if (w->active[s] && w->job->slots[s].device_type == KHOST_DEVICE_CUDA)
+      khost__worker_settle(w, s, KHOST__ROW_ERROR, "--timer cupti: %s", err.msg);
+}
+
 static int wants_cuda(const khost__worker *w)
 {
   int wants = 0;
@@ -42,6 +54,7 @@ static int run(khost__worker *w)
   } else if (usable) {
     w->cuda_ready = 1;
     khost__cuda_set_blocking(!job->o->no_blocking_kernel);
+    start_timer(w);
     measure_device(w);
     khost__child_send(w->fd, KHOST__MSG_DEVICE, &w->device, sizeof w->device);
   }

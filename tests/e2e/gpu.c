@@ -386,3 +386,46 @@ Test(gpu_clock, a_floor_at_the_rated_clock_keeps_only_samples_at_or_above_it)
   if (all_dropped == 0) cr_log_info("no sample fell under the rated clock: only the kept side was checked");
   free_outcome(&o);
 }
+
+/* ------------------------------------------------- timer and speed of light */
+
+TestSuite(gpu_timer, .init = make_scratch, .fini = remove_scratch, .timeout = 120);
+
+/* The number at key of the row of backend on device. */
+static double row_number(json_t *doc, const char *backend, const char *device, const char *key)
+{
+  json_t *rows = json_object_get(doc, "rows");
+  for (size_t i = 0; i < json_array_size(rows); i++) {
+    json_t *r = json_array_get(rows, i);
+    if (!strcmp(json_string_value(json_object_get(r, "backend")), backend) &&
+        !strcmp(json_string_value(json_object_get(r, "device")), device))
+      return json_number_value(json_object_get(r, key));
+  }
+  cr_assert_fail("no %s %s row", backend, device);
+  return 0;
+}
+
+/* Under --timer cupti every CUDA row names its timer and carries the case's
+ * speed of light, against which a plain transpose lands between 20% and 150%
+ * (skipped where CUPTI cannot be opened). */
+Test(gpu_timer, cupti_times_the_kernels_alone_and_every_cuda_row_has_a_speed_of_light)
+{
+  skip_without_gpu();
+  outcome o;
+  KHOST_JSON(&o, "--case", COPY_CASE, "--backends", "reference", "--timer", "cupti");
+  if (o.status == 2 && strstr(o.err, "--timer cupti")) SKIP_TEST("%s", o.err);
+  cr_assert_eq(o.status, 0, "exit %d; stderr:\n%s", o.status, o.err);
+  json_t *doc = report(&o);
+  cr_expect_str_eq(json_string_value(json_object_get(json_object_get(doc, "run"), "timer")), "cupti");
+  json_t *rows = json_object_get(doc, "rows");
+  for (size_t i = 0; i < json_array_size(rows); i++) {
+    json_t *r = json_array_get(rows, i);
+    int cuda = !strcmp(json_string_value(json_object_get(r, "device")), "cuda");
+    json_t *time = json_object_get(r, "time");
+    cr_expect_str_eq(json_string_value(json_object_get(time, "timer")), cuda ? "cupti" : "clock");
+    cr_expect_eq(json_number_value(json_object_get(r, "sol_s")) > 0, cuda, "sol_s on CUDA rows only");
+  }
+  double sol = row_number(doc, "reference", "cuda", "sol_fraction");
+  cr_expect(sol > 0.2 && sol < 1.5, "%%sol %g", sol);
+  free_outcome(&o);
+}

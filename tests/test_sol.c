@@ -1,0 +1,50 @@
+/* Tests for core/sol.c: the bytes each op's speed-of-light kernel moves. */
+#include <criterion/criterion.h>
+
+#include "catalog.h"
+#include "sol.h"
+
+static khost__case make_case(const char *op, const char *const *keys, const char *const *values, int n)
+{
+  khost__case c;
+  khost__err err = {{0}};
+  khost__case_init(&c, khost__catalog_find(op), "c");
+  for (int i = 0; i < n; i++)
+    cr_assert_eq(khost__case_set_param(&c, keys[i], values[i], &err), KHOST__OK, "%s", err.msg);
+  cr_assert_eq(khost__case_validate(&c, &err), KHOST__OK, "%s", err.msg);
+  return c;
+}
+
+/* Read and written add up to the row's bytes, so %sol and GB/s count the same traffic. */
+static void expect_split(const khost__case *c, double read, double written)
+{
+  double r = -1, w = -1;
+  khost__sol_bytes(c, &r, &w);
+  cr_expect_eq(r, read, "%s read %.0f, expected %.0f", c->op->name, r, read);
+  cr_expect_eq(w, written, "%s written %.0f, expected %.0f", c->op->name, w, written);
+  cr_expect_eq(r + w, c->op->bytes(c), "%s", c->op->name);
+}
+
+/* Each op: copy_transpose and softmax read and write the matrix, reduce_sum
+ * writes a value a row, nvfp4_gemv reads the fp4 matrix and vector and one set
+ * of scales (the swizzled ones stand in for the plain) per batch, fp16 out. */
+Test(sol, each_op_writes_its_outputs_and_reads_the_rest_of_its_bytes)
+{
+  static const struct {
+    const char *op, *keys[3], *values[3];
+    double read, written;
+  } cases[] = {
+      {"copy_transpose", {"m", "n", "dtype"}, {"64", "100", "fp16"}, 64 * 100 * 2, 64 * 100 * 2},
+      {"reduce_sum", {"m", "n", "dtype"}, {"7", "33", "bf16"}, 7 * 33 * 2, 7 * 2},
+      {"softmax_online", {"m", "n", "dtype"}, {"8", "4096", "fp32"}, 8 * 4096 * 4, 8 * 4096 * 4},
+      {"nvfp4_gemv",
+       {"m", "k", "l"},
+       {"128", "256", "2"},
+       2 * (128 * 256 / 2 + 128 * 256 / 16 + 256 / 2 + 256 / 16),
+       2 * 128 * 2},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    khost__case c = make_case(cases[i].op, cases[i].keys, cases[i].values, 3);
+    expect_split(&c, cases[i].read, cases[i].written);
+  }
+}
