@@ -139,6 +139,7 @@ READ_NAME(row_device_name, id.device_name)
 READ_NAME(row_device_uuid, id.device_uuid)
 /* A row blamed by the parent, or read from a report older than --timer, names no timer. */
 READ_NAME(row_timer, measured.timer)
+READ_NAME(row_sol_kernel, measured.sol_kernel)
 READ(row_device_ordinal, count, id.device_ordinal)
 
 static int row_status(const khost__row *r, khost__value *v)
@@ -403,6 +404,11 @@ const khost__column khost__columns[] = {
      .store = row_sol_store,
      .json = "sol_s",
      .csv = {"sol_s", 39}},
+    {.name = "sol_kernel",
+     .read = row_sol_kernel,
+     .store = row_sol_kernel_store,
+     .json = "sol_kernel",
+     .csv = {"sol_kernel", 41}},
     {.name = "sol_fraction",
      .format = KHOST__FORMAT_FRACTION,
      .read = row_sol_fraction,

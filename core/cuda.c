@@ -476,13 +476,20 @@ int khost__cuda_measure_empty_call(int cold, double *seconds, khost__err *err)
 typedef struct stream_buffers {
   void *src, *dst;
   size_t read_bytes, written_bytes;
+  const khost__sol_kernel *kernel;
 } stream_buffers;
 
 static int enqueue_stream(void *ctx, khost__err *err)
 {
   stream_buffers *b = ctx;
-  return CUDA_CALL(err, khost__launch_stream(state.stream, b->src, b->read_bytes, b->dst, b->written_bytes,
-                                             state.sm_count, (unsigned *)state.flush));
+  const khost__sol_kernel *k = b->kernel;
+  size_t most = b->read_bytes > b->written_bytes ? b->read_bytes : b->written_bytes;
+  if (k->shape == KHOST__SOL_MEMCPY)
+    return CUDA_CALL(err, cudaMemcpyAsync(b->dst, b->src, most, cudaMemcpyDeviceToDevice, state.stream));
+  unsigned blocks = (unsigned)((state.sm_count > 0 ? state.sm_count : 1) * k->blocks_per_sm);
+  return CUDA_CALL(err, khost__launch_stream(state.stream, k->shape == KHOST__SOL_READ_FIRST, b->src,
+                                             b->read_bytes, b->dst, b->written_bytes, blocks,
+                                             (unsigned)k->threads, (unsigned *)state.flush));
 }
 
 static size_t whole_words(size_t bytes)
@@ -490,16 +497,29 @@ static size_t whole_words(size_t bytes)
   return (bytes + 15) / 16 * 16;
 }
 
-int khost__cuda_measure_stream(size_t read_bytes, size_t written_bytes, int cold, double *seconds,
-                               khost__err *err)
+int khost__cuda_measure_sol(size_t read_bytes, size_t written_bytes, int cold, khost__sol *sol,
+                            khost__err *err)
 {
-  stream_buffers b = {NULL, NULL, whole_words(read_bytes), whole_words(written_bytes)};
-  *seconds = 0;
-  int rc = CUDA_CALL(err, cudaMalloc(&b.src, b.read_bytes ? b.read_bytes : 16));
-  if (rc == KHOST__OK) rc = CUDA_CALL(err, cudaMalloc(&b.dst, b.written_bytes ? b.written_bytes : 16));
-  /* Defined contents: the kernel never reads uninitialised memory. */
-  if (rc == KHOST__OK) rc = CUDA_CALL(err, cudaMemsetAsync(b.src, 0x5a, b.read_bytes, state.stream));
-  if (rc == KHOST__OK) rc = median_sample(enqueue_stream, &b, cold, EMPTY_SAMPLES, seconds, err);
+  stream_buffers b = {NULL, NULL, whole_words(read_bytes), whole_words(written_bytes), NULL};
+  /* Both of the larger side's size: the device copy moves that many. */
+  size_t most = b.read_bytes > b.written_bytes ? b.read_bytes : b.written_bytes;
+  memset(sol, 0, sizeof *sol);
+  int rc = CUDA_CALL(err, cudaMalloc(&b.src, most ? most : 16));
+  if (rc == KHOST__OK) rc = CUDA_CALL(err, cudaMalloc(&b.dst, most ? most : 16));
+  /* Defined contents: no kernel reads uninitialised memory. */
+  if (rc == KHOST__OK) rc = CUDA_CALL(err, cudaMemsetAsync(b.src, 0x5a, most, state.stream));
+  int n;
+  const khost__sol_kernel *kernels = khost__sol_kernels(&n);
+  for (int k = 0; k < n && rc == KHOST__OK; k++) {
+    double seconds = 0;
+    b.kernel = &kernels[k];
+    rc = median_sample(enqueue_stream, &b, cold, EMPTY_SAMPLES, &seconds, err);
+    sol->seconds_of[k] = seconds;
+    if (rc == KHOST__OK && seconds > 0 && (sol->seconds <= 0 || seconds < sol->seconds)) {
+      sol->seconds = seconds;
+      sol->kernel = &kernels[k];
+    }
+  }
   cudaFree(b.dst);
   cudaFree(b.src);
   return rc;

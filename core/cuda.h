@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "error.h"
+#include "sol.h"
 #include "variation_map.h"
 
 /* The timing functions return KHOST__E_DISCARDED when the launch-blocking kernel
@@ -92,11 +93,13 @@ int khost__cuda_measure_copy(double *gbps, khost__err *err);
  * first): the launch and event overhead inside every timed call. */
 int khost__cuda_measure_empty_call(int cold, double *seconds, khost__err *err);
 
-/* The speed of light of a case: the median time of khost's streaming kernel
- * reading read_bytes and writing written_bytes (each rounded up to 16-byte
- * words) in one pass, timed as one sample is (cold: L2 flushed first). */
-int khost__cuda_measure_stream(size_t read_bytes, size_t written_bytes, int cold, double *seconds,
-                               khost__err *err);
+/* The speed of light of a case: every candidate kernel reading read_bytes and
+ * writing written_bytes (each rounded up to 16-byte words; the device copy
+ * moves the larger both ways), each timed as one sample is (cold: L2 flushed
+ * first; the warm-up and median of 21 of khost__cuda_measure_empty_call), and
+ * the fastest median kept. */
+int khost__cuda_measure_sol(size_t read_bytes, size_t written_bytes, int cold, khost__sol *sol,
+                            khost__err *err);
 
 /* 1: from now on a sample's time is the span of its kernels, copies and memsets
  * in CUPTI's activity records (core/cupti_timer.h), first start to last end,

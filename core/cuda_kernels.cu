@@ -86,15 +86,19 @@ extern "C" cudaError_t khost__launch_scrub(cudaStream_t stream, const void *buf,
 }
 
 /* The speed of light of a case: words_read 16-byte words read from src and
- * words_written written to dst in one pass, as the least a kernel moving the
- * case's bytes must do. Each thread takes UNROLL words a step, their loads
- * issued before any is used, so that enough bytes are in flight to reach the
- * memory's bandwidth. A written word is its read word where there is one;
- * the reads beyond the writes feed a store the compiler cannot rule out. */
+ * words_written written to dst, as the least a kernel moving the case's bytes
+ * must do. Two shapes of kernel (the host times several grids of each and keeps
+ * the fastest, core/cuda.c): a copy, each written word its read word where
+ * there is one, and a read-first pass, every read folded into a sum before
+ * the writes, as a read-mostly kernel (a reduction, a GEMV) works. Each thread
+ * takes UNROLL words a step through a grid-stride loop, their loads issued
+ * before any is used, so that enough bytes are in flight to reach the
+ * memory's bandwidth; the sums feed a store the compiler cannot rule out. */
 #define STREAM_UNROLL 4
+#define READ_UNROLL   8
 
-static __global__ void stream(const uint4 *src, size_t words_read, uint4 *dst, size_t words_written,
-                              unsigned *sink)
+static __global__ void stream_copy(const uint4 *src, size_t words_read, uint4 *dst, size_t words_written,
+                                   unsigned *sink)
 {
   size_t words = words_read > words_written ? words_read : words_written;
   size_t stride = (size_t)gridDim.x * blockDim.x;
@@ -117,18 +121,39 @@ static __global__ void stream(const uint4 *src, size_t words_read, uint4 *dst, s
   if (acc == 0x9e3779b9u && threadIdx.x == 0xffffu) *sink = acc;
 }
 
-extern "C" cudaError_t khost__launch_stream(cudaStream_t stream_, const void *src, size_t read_bytes,
-                                            void *dst, size_t written_bytes, int sm_count, unsigned *sink)
+static __global__ void stream_read_first(const uint4 *src, size_t words_read, uint4 *dst,
+                                         size_t words_written, unsigned *sink)
+{
+  size_t stride = (size_t)gridDim.x * blockDim.x, first = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+  unsigned acc = 0;
+  for (size_t base = first; base < words_read; base += stride * READ_UNROLL) {
+    uint4 w[READ_UNROLL];
+#pragma unroll
+    for (int u = 0; u < READ_UNROLL; u++) {
+      size_t i = base + u * stride;
+      /* The read-only path: nothing here writes src. */
+      w[u] = i < words_read ? __ldg(&src[i]) : make_uint4(0, 0, 0, 0);
+    }
+#pragma unroll
+    for (int u = 0; u < READ_UNROLL; u++) acc ^= w[u].x ^ w[u].y ^ w[u].z ^ w[u].w;
+  }
+  for (size_t i = first; i < words_written; i += stride) dst[i] = make_uint4(acc, (unsigned)i, 0, 0);
+  if (acc == 0x9e3779b9u && threadIdx.x == 0xffffu) *sink = acc;
+}
+
+extern "C" cudaError_t khost__launch_stream(cudaStream_t stream_, int read_first, const void *src,
+                                            size_t read_bytes, void *dst, size_t written_bytes,
+                                            unsigned blocks, unsigned threads, unsigned *sink)
 {
   size_t words_read = read_bytes / sizeof(uint4), words_written = written_bytes / sizeof(uint4);
   size_t words = words_read > words_written ? words_read : words_written;
-  const unsigned threads = 256;
-  /* Enough blocks to fill every SM several times over, no more than the words need. */
-  size_t wanted = (words + threads * STREAM_UNROLL - 1) / (threads * STREAM_UNROLL);
-  size_t most = (size_t)(sm_count > 0 ? sm_count : 1) * 8;
-  dim3 grid((unsigned)(wanted < 1 ? 1 : wanted < most ? wanted : most));
+  size_t unroll = read_first ? READ_UNROLL : STREAM_UNROLL;
+  /* No more blocks than the words need: a small case's grid is one wave. */
+  size_t wanted = (words + threads * unroll - 1) / (threads * unroll);
+  dim3 grid((unsigned)(wanted < 1 ? 1 : wanted < blocks ? wanted : blocks));
   void *args[] = {&src, &words_read, &dst, &words_written, &sink};
-  return cudaLaunchKernel(stream, grid, dim3(threads), args, 0, stream_);
+  return cudaLaunchKernel(read_first ? (const void *)stream_read_first : (const void *)stream_copy, grid,
+                          dim3(threads), args, 0, stream_);
 }
 
 extern "C" cudaError_t khost__kernels_loadable(void)

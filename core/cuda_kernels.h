@@ -52,12 +52,15 @@ cudaError_t khost__launch_vary_check(cudaStream_t stream, khost__vary_map m, kho
                                      const void *ref, const void *bound, const void *got,
                                      unsigned long long *counts);
 
-/* Queues the speed-of-light kernel on stream: it reads read_bytes of src and
+/* Queues a speed-of-light kernel on stream: it reads read_bytes of src and
  * writes written_bytes of dst (each rounded down to 16-byte words; both
- * 16-byte aligned) in one pass, on enough blocks for sm_count SMs. sink is a
- * device word it never writes in practice. Returns the launch error. */
-cudaError_t khost__launch_stream(cudaStream_t stream, const void *src, size_t read_bytes, void *dst,
-                                 size_t written_bytes, int sm_count, unsigned *sink);
+ * 16-byte aligned) in one pass, a copy (read_first 0: each written word the
+ * word read at its index) or every read before any write (read_first 1), on at
+ * most `blocks` blocks of `threads` threads (fewer when the words need fewer).
+ * sink is a device word it never writes in practice. Returns the launch error. */
+cudaError_t khost__launch_stream(cudaStream_t stream, int read_first, const void *src, size_t read_bytes,
+                                 void *dst, size_t written_bytes, unsigned blocks, unsigned threads,
+                                 unsigned *sink);
 
 /* cudaSuccess when the current device can run the kernels above (the fat
  * binary holds sm_90a code only); else why not, e.g. cudaErrorNoKernelImageForDevice. */

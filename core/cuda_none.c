@@ -3,6 +3,7 @@
 #include "cuda.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "khost/plugin.h"
 
@@ -108,10 +109,10 @@ int khost__cuda_measure_copy(double *gbps, khost__err *err)
   return unsupported(err);
 }
 
-int khost__cuda_measure_stream(size_t read_bytes, size_t written_bytes, int cold, double *seconds,
-                               khost__err *err)
+int khost__cuda_measure_sol(size_t read_bytes, size_t written_bytes, int cold, khost__sol *sol,
+                            khost__err *err)
 {
-  *seconds = 0;
+  memset(sol, 0, sizeof *sol);
   return unsupported(err);
 }
 

@@ -16,7 +16,7 @@
 
 /* A row's roof, the first of these it has: the case's speed of light where the
  * report has it, else the measured copy bandwidth. Both are fractions. */
-static const char *const roof_keys[] = {"sol", "peak_fraction"};
+static const char *const roof_keys[] = {"sol_fraction", "peak_fraction"};
 
 static const char style[] =
     "body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1400px}"

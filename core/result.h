@@ -80,6 +80,7 @@ typedef struct khost__measurement {
   int dump_incomplete;    /* --dump could not write a file of this row: its outputs, or the case's inputs */
   char timer[8];          /* what timed the row's samples: "clock" (CPU), "events" or "cupti" (--timer) */
   double sol_s;           /* the case's speed of light on the row's device, timed as the row is; 0: none */
+  char sol_kernel[24];    /* the streaming kernel that set sol_s (core/sol.h), "" with none */
 } khost__measurement;
 
 /* What the parent (runner.c) derives once the case is over, from the measurement,

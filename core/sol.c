@@ -11,3 +11,27 @@ void khost__sol_bytes(const khost__case *c, double *read, double *written)
    * least. */
   if (*read < 0) *read = 0;
 }
+
+/* The streaming kernels a case's speed of light is the best of: each moves at
+ * least the case's bytes, so the fastest is still a time some kernel takes to
+ * move them. Grids of 1 to 8 blocks per SM (fewer, larger blocks keep more
+ * loads in flight per block; more, smaller ones hide a block's tail), both
+ * shapes of core/cuda_kernels.cu, and the runtime's own device copy of the
+ * larger of the two sides (it reads and writes that many bytes: as many as the
+ * case or more, never fewer). */
+static const khost__sol_kernel kernels[KHOST__SOL_KERNELS] = {
+    {"copy_1x1024", KHOST__SOL_COPY, 1, 1024},
+    {"copy_2x512", KHOST__SOL_COPY, 2, 512},
+    {"copy_4x256", KHOST__SOL_COPY, 4, 256},
+    {"copy_8x256", KHOST__SOL_COPY, 8, 256},
+    {"read_first_1x1024", KHOST__SOL_READ_FIRST, 1, 1024},
+    {"read_first_2x512", KHOST__SOL_READ_FIRST, 2, 512},
+    {"read_first_4x256", KHOST__SOL_READ_FIRST, 4, 256},
+    {"memcpy", KHOST__SOL_MEMCPY, 0, 0},
+};
+
+const khost__sol_kernel *khost__sol_kernels(int *n)
+{
+  *n = KHOST__SOL_KERNELS;
+  return kernels;
+}

@@ -11,4 +11,26 @@
  * the two add up to the row's `bytes`. */
 void khost__sol_bytes(const khost__case *c, double *read, double *written);
 
+/* The shapes of khost's streaming kernels (core/cuda_kernels.h), and the device copy. */
+typedef enum { KHOST__SOL_COPY, KHOST__SOL_READ_FIRST, KHOST__SOL_MEMCPY } khost__sol_shape;
+
+/* One candidate for a case's speed of light. Static. */
+typedef struct khost__sol_kernel {
+  const char *name; /* as reports name it: "copy_2x512" is the copy on 2 blocks of 512 threads per SM */
+  khost__sol_shape shape;
+  int blocks_per_sm, threads; /* of a kernel; 0 for the device copy */
+} khost__sol_kernel;
+
+#define KHOST__SOL_KERNELS 8
+
+/* The candidates, in the order they are timed; *n gets their count (KHOST__SOL_KERNELS). */
+const khost__sol_kernel *khost__sol_kernels(int *n);
+
+/* A case's speed of light on one device: the fastest candidate and each one's median. */
+typedef struct khost__sol {
+  double seconds;                        /* the best median; 0 when none was measured */
+  const khost__sol_kernel *kernel;       /* the candidate that set it, NULL with it */
+  double seconds_of[KHOST__SOL_KERNELS]; /* each candidate's median, in khost__sol_kernels' order */
+} khost__sol;
+
 #endif

@@ -61,7 +61,8 @@ static khost__row sample_row(void)
            .check = {.count = 7, .max_abs = 0.00025},
            .time = {.samples = 30, .median = 0.00125, .sm_mhz = 1755, .throttled = 2, .sm_mhz_min = 1740},
            .timer = "cupti",
-           .sol_s = 0.001},
+           .sol_s = 0.001,
+           .sol_kernel = "read_first_2x512"},
       .derived = {.gbps = 0.0003696, .speedup = 2.5, .sol_fraction = 0.8},
   };
 }
@@ -134,7 +135,8 @@ Test(csv, header_names_every_field)
       "case,op,params,backend,device,status,message,atol,rtol,count,mismatches,unwritten,"
       "max_abs,max_rel,mean_abs,samples,median_s,mean_s,min_s,max_s,stddev_s,noise_pct,flops,"
       "bytes,gbps,tflops,peak_fraction,speedup,is_baseline,variant,sm_mhz,throttled,"
-      "sm_mhz_min,max_mixed,device_ordinal,device_name,device_uuid,timer,sol_s,sol_fraction,finished\n";
+      "sm_mhz_min,max_mixed,device_ordinal,device_name,device_uuid,timer,sol_s,sol_fraction,sol_kernel,"
+      "finished\n";
   cr_expect_eq(strncmp(text, header, strlen(header)), 0, "%s", text);
   struct {
     const char *column, *value;
@@ -158,6 +160,7 @@ Test(csv, header_names_every_field)
       {"timer", "cupti"},
       {"sol_s", "0.001"},
       {"sol_fraction", "0.8"},
+      {"sol_kernel", "read_first_2x512"},
       {"finished", "0"},
   };
   for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++) {

@@ -72,7 +72,8 @@ static khost__row sample_row(const char *backend, khost__row_status status, doub
                             .stddev = median * 0.25,
                             .noise = timed ? 1.5 : 0},
                    .timer = "cupti",
-                   .sol_s = 1.5e-6},
+                   .sol_s = 1.5e-6,
+                   .sol_kernel = "copy_2x512"},
       .derived = {.speedup = speedup,
                   .is_baseline = speedup == 1,
                   .sol_fraction = timed ? 1.5e-6 / median : 0},
@@ -245,7 +246,7 @@ Test(json, keys_come_in_their_documented_order)
   keys_of(r, keys, sizeof keys);
   cr_expect_str_eq(keys,
                    "case,op,params,backend,device,variant,status,message,atol,rtol,check,time,flops,bytes,"
-                   "gbps,tflops,peak_fraction,sol_s,sol_fraction,speedup,is_baseline,case_index,"
+                   "gbps,tflops,peak_fraction,sol_s,sol_kernel,sol_fraction,speedup,is_baseline,case_index,"
                    "device_ordinal,device_name,device_uuid");
   keys_of(field(doc, "run"), keys, sizeof keys);
   cr_expect_str_eq(
@@ -274,6 +275,7 @@ Test(json, a_row_names_its_timer_and_its_speed_of_light)
   json_t *a = json_array_get(field(doc, "rows"), 0), *b = json_array_get(field(doc, "rows"), 1);
   cr_expect_str_eq(json_string_value(field(a, "time.timer")), "cupti");
   cr_expect_float_eq(json_real_value(field(a, "sol_s")), 1.5e-6, 1e-18);
+  cr_expect_str_eq(json_string_value(field(a, "sol_kernel")), "copy_2x512");
   cr_expect_float_eq(json_real_value(field(a, "sol_fraction")), 0.75, 1e-12);
   cr_expect(json_is_null(field(b, "time.timer")), "an untimed row names no timer");
   cr_expect_float_eq(json_real_value(field(b, "sol_s")), 1.5e-6, 1e-18, "the case's, timed or not");

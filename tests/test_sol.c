@@ -1,4 +1,4 @@
-/* Tests for core/sol.c: the bytes each op's speed-of-light kernel moves. */
+/* Tests for core/sol.c: the bytes each op's speed-of-light kernels move, and the candidates. */
 #include <criterion/criterion.h>
 
 #include "catalog.h"
@@ -47,4 +47,24 @@ Test(sol, each_op_writes_its_outputs_and_reads_the_rest_of_its_bytes)
     khost__case c = make_case(cases[i].op, cases[i].keys, cases[i].values, 3);
     expect_split(&c, cases[i].read, cases[i].written);
   }
+}
+
+/* The candidates: named once each (reports name the one that set the bound),
+ * both kernel shapes and the device copy among them, and every kernel's grid
+ * resident at once on an SM of sm_90 (2048 threads), so none pays a second wave
+ * of blocks per SM. */
+Test(sol, the_candidates_are_distinct_and_fit_an_sm)
+{
+  int n, shapes = 0;
+  const khost__sol_kernel *k = khost__sol_kernels(&n);
+  cr_assert_eq(n, KHOST__SOL_KERNELS);
+  for (int i = 0; i < n; i++) {
+    shapes |= 1 << k[i].shape;
+    for (int j = 0; j < i; j++) cr_expect_str_neq(k[i].name, k[j].name);
+    if (k[i].shape == KHOST__SOL_MEMCPY) continue;
+    cr_expect_gt(k[i].blocks_per_sm, 0, "%s", k[i].name);
+    cr_expect_leq(k[i].blocks_per_sm * k[i].threads, 2048, "%s", k[i].name);
+    cr_expect_eq(k[i].threads % 32, 0, "%s: whole warps", k[i].name);
+  }
+  cr_expect_eq(shapes, 1 << KHOST__SOL_COPY | 1 << KHOST__SOL_READ_FIRST | 1 << KHOST__SOL_MEMCPY);
 }

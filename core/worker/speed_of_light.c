@@ -1,8 +1,9 @@
-/* The speed-of-light phase: khost's streaming kernel moves the case's bytes
- * (core/sol.h), timed exactly as the CUDA rows are (cold unless --hot, launch
- * included, by --timer's timer), and its median goes into every CUDA row, which
- * reports it against its own median (%sol). Not under --graph: a replay of N
- * calls has no launch per call, and one such kernel would not stand for it. */
+/* The speed-of-light phase: khost's streaming kernels move the case's bytes
+ * (core/sol.h), each timed exactly as the CUDA rows are (cold unless --hot,
+ * launch included, by --timer's timer), and the fastest median goes into every
+ * CUDA row with the kernel's name; each row reports it against its own median
+ * (%sol). Not under --graph: a replay of N calls has no launch per call, and
+ * one such kernel would not stand for it. */
 #include <stdio.h>
 
 #include "phases.h"
@@ -11,18 +12,23 @@
 static int run(khost__worker *w)
 {
   const khost__options *o = w->job->o;
-  double read = 0, written = 0, seconds = 0;
+  double read = 0, written = 0;
+  khost__sol sol;
   khost__err err;
   if (!w->cuda_ready || o->graph_calls > 0 || !khost__worker_any_active(w)) return KHOST__OK;
   khost__worker_announce(w, KHOST__NO_SLOT, "speed of light");
   khost__sol_bytes(w->job->c, &read, &written);
-  if (khost__cuda_measure_stream((size_t)read, (size_t)written, !o->hot, &seconds, &err) != KHOST__OK) {
+  if (khost__cuda_measure_sol((size_t)read, (size_t)written, !o->hot, &sol, &err) != KHOST__OK) {
     /* The rows lose their %sol, not their results. */
     fprintf(stderr, "khost: %s: speed of light not measured: %s\n", w->job->c->name, err.msg);
-    seconds = 0;
+    sol.seconds = 0;
+    sol.kernel = NULL;
   }
-  for (int s = 0; s < w->job->nslots; s++)
-    if (w->job->slots[s].device_type == KHOST_DEVICE_CUDA) w->rows[s].sol_s = seconds;
+  for (int s = 0; s < w->job->nslots; s++) {
+    if (w->job->slots[s].device_type != KHOST_DEVICE_CUDA) continue;
+    w->rows[s].sol_s = sol.seconds;
+    snprintf(w->rows[s].sol_kernel, sizeof w->rows[s].sol_kernel, "%s", sol.kernel ? sol.kernel->name : "");
+  }
   return KHOST__OK;
 }
 
