@@ -122,6 +122,10 @@ typedef struct khost__op {
    * input set, beside the oracle; the check adds bound[e] unless atol and rtol are
    * both 0 (bit-exact). */
   int (*error_bound)(const khost__case *c, const void *const *inputs, int output, float *bound);
+  /* Optional (NULL for none): the matrix peak (a khost__peak_type, core/matrix_peak.h)
+   * whose rate bounds the case's FLOPs, for ops whose FLOPs are tensor-core work;
+   * their speed of light is the slower of their bytes and their FLOPs at that peak. */
+  int (*matrix_peak)(const khost__case *c);
 } khost__op;
 
 /* All ops, NULL-terminated. Static. */

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "error.h"
+#include "matrix_peak.h"
 #include "sol.h"
 #include "variation_map.h"
 
@@ -31,6 +32,8 @@ typedef struct khost__device_info {
   int driver_version, runtime_version; /* CUDA versions, 1000 * major + 10 * minor (13000 is 13.0) */
   double empty_call_s; /* khost__cuda_measure_empty_call in the run's timing mode; 0 when not measured */
   char uuid[48];       /* "GPU-" and the 16 bytes of cudaDeviceProp.uuid, as nvidia-smi -L prints it */
+  double peak_tflops[KHOST__PEAKS]; /* measured matrix peaks (core/matrix_peak.h); 0 when not measured */
+  int peaks_tried;                  /* the peaks were measured (or failed to be): not again this run */
 } khost__device_info;
 
 /* 1 when device `ordinal` exists and can be used; else 0 with the reason in why

@@ -80,6 +80,7 @@ static void describe_device(khost__run_info *info, const khost__device_info *d)
   info->mem_clock_mhz = d->mem_clock_mhz;
   info->peak_gbps = d->peak_gbps;
   info->empty_call_s = d->empty_call_s;
+  memcpy(info->peak_tflops, d->peak_tflops, sizeof info->peak_tflops);
   info->cuda_driver = d->driver_version;
   info->cuda_runtime = d->runtime_version;
 }

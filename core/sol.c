@@ -12,6 +12,14 @@ void khost__sol_bytes(const khost__case *c, double *read, double *written)
   if (*read < 0) *read = 0;
 }
 
+double khost__sol_compute_s(const khost__case *c, const double *peak_tflops, khost__peak_type *type)
+{
+  if (!c->op->matrix_peak) return 0;
+  *type = (khost__peak_type)c->op->matrix_peak(c);
+  double peak = peak_tflops[*type], flops = c->op->flops(c);
+  return peak > 0 && flops > 0 ? flops / (peak * 1e12) : 0;
+}
+
 /* The streaming kernels a case's speed of light is the best of: each moves at
  * least the case's bytes, so the fastest is still a time some kernel takes to
  * move them. Grids of 1 to 8 blocks per SM (fewer, larger blocks keep more

@@ -4,12 +4,19 @@
 #define KHOST_SOL_H
 
 #include "catalog.h"
+#include "matrix_peak.h"
 
 /* The bytes of c's speed-of-light kernel: *written is every output's bytes,
  * *read the rest of the op's byte count (each input read once, as the op
  * counts it: nvfp4_gemv's swizzled scales replacing the plain ones), so that
  * the two add up to the row's `bytes`. */
 void khost__sol_bytes(const khost__case *c, double *read, double *written);
+
+/* A compute-bound case's speed of light: the FLOPs of c at its op's matrix peak
+ * (peak_tflops by khost__peak_type, TFLOP/s), in seconds, with the peak's
+ * type in *type; 0 when the op names no matrix peak (khost__op.matrix_peak),
+ * the case has no FLOPs or that peak was not measured. */
+double khost__sol_compute_s(const khost__case *c, const double *peak_tflops, khost__peak_type *type);
 
 /* The shapes of khost's streaming kernels (core/cuda_kernels.h), and the device copy. */
 typedef enum { KHOST__SOL_COPY, KHOST__SOL_READ_FIRST, KHOST__SOL_MEMCPY } khost__sol_shape;

@@ -405,6 +405,39 @@ Test(gpu, an_empty_call_takes_microseconds_cold_and_hot)
   }
 }
 
+/* The speed of light is the fastest candidate's median, every candidate was
+ * timed, and a pass over 64 MiB each way takes tens of microseconds on an
+ * H100 or H200, not nothing and not milliseconds. */
+Test(gpu, the_speed_of_light_is_the_fastest_candidate)
+{
+  khost__sol sol;
+  khost__err err = {""};
+  int n;
+  const khost__sol_kernel *kernels = khost__sol_kernels(&n);
+  need_device();
+  cr_assert_eq(khost__cuda_measure_sol(64 << 20, 64 << 20, 1, &sol, &err), KHOST__OK, "%s", err.msg);
+  cr_assert_not_null(sol.kernel);
+  for (int k = 0; k < n; k++) {
+    cr_expect_gt(sol.seconds_of[k], 0, "%s", kernels[k].name);
+    cr_expect_leq(sol.seconds, sol.seconds_of[k], "%s", kernels[k].name);
+  }
+  cr_expect(sol.seconds > 5e-6 && sol.seconds < 5e-3, "%g s by %s", sol.seconds, sol.kernel->name);
+}
+
+/* Each matrix peak is measured and plausible: above 50 TFLOP/s (any tensor-core
+ * GPU khost runs on) and below 10,000 (no GPU of today; a unit slip would show). */
+Test(gpu, the_matrix_peaks_are_measured_and_plausible, .timeout = 120)
+{
+  need_device();
+  for (int t = 0; t < KHOST__PEAKS; t++) {
+    double tflops = 0;
+    khost__err err = {""};
+    cr_expect_eq(khost__matrix_peak_measure((khost__peak_type)t, &tflops, &err), KHOST__OK, "%s: %s",
+                 khost__peak_name((khost__peak_type)t), err.msg);
+    cr_expect(tflops > 50 && tflops < 10000, "%s: %g TFLOP/s", khost__peak_name((khost__peak_type)t), tflops);
+  }
+}
+
 Test(gpu, sync_reports_a_sticky_error_as_such)
 {
   khost__err err = {""};

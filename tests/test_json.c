@@ -44,6 +44,8 @@ static khost__run_info sample_info(void)
   info.peak_gbps = 4100.5;
   info.empty_call_s = 2.88e-6;
   snprintf(info.timer, sizeof info.timer, "cupti");
+  info.peak_tflops[KHOST__PEAK_E4M3] = 1480.5;
+  info.peak_tflops[KHOST__PEAK_BF16] = 760.25;
   info.cuda_driver = 13000;
   snprintf(info.command, sizeof info.command, "khost run --suite smoke");
   snprintf(info.date, sizeof info.date, "2025-06-01T12:00:00Z");
@@ -135,6 +137,10 @@ Test(json, open_writes_a_valid_empty_document)
   cr_expect_eq(json_real_value(field(doc, "run.peak_gbps")), 4100.5);
   cr_expect_eq(json_real_value(field(doc, "run.empty_call_s")), 2.88e-6);
   cr_expect_str_eq(json_string_value(field(doc, "run.timer")), "cupti");
+  /* The measured peaks by input type; fp16's was not measured, so it has no key. */
+  cr_expect_eq(json_real_value(field(doc, "run.peak_tflops.e4m3")), 1480.5);
+  cr_expect_eq(json_real_value(field(doc, "run.peak_tflops.bf16")), 760.25);
+  cr_expect_eq(json_object_size(field(doc, "run.peak_tflops")), 2);
   cr_expect_str_eq(json_string_value(field(doc, "run.command")), "khost run --suite smoke");
   cr_expect_str_eq(json_string_value(field(doc, "run.date")), "2025-06-01T12:00:00Z");
   cr_expect(json_is_null(field(doc, "run.sm_clock_mhz")), "0 means unknown");
@@ -251,7 +257,8 @@ Test(json, keys_come_in_their_documented_order)
   keys_of(field(doc, "run"), keys, sizeof keys);
   cr_expect_str_eq(
       keys, "khost_version,host,cpu,ncpus,device,sm_count,l2_bytes,sm_clock_mhz,mem_clock_mhz,peak_gbps,"
-            "empty_call_s,timer,cuda_driver_version,cuda_runtime_version,suite,command,date,baseline,shard,"
+            "empty_call_s,timer,peak_tflops,cuda_driver_version,cuda_runtime_version,suite,command,date,"
+            "baseline,shard,"
             "merged_shards,devices");
   keys_of(field(r, "check"), keys, sizeof keys);
   cr_expect_str_eq(keys, "count,mismatches,unwritten,max_abs,max_rel,mean_abs,max_mixed,first_mismatches");

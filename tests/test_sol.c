@@ -68,3 +68,23 @@ Test(sol, the_candidates_are_distinct_and_fit_an_sm)
   }
   cr_expect_eq(shapes, 1 << KHOST__SOL_COPY | 1 << KHOST__SOL_READ_FIRST | 1 << KHOST__SOL_MEMCPY);
 }
+
+/* fp8_block_gemm's FLOPs at the e4m3 peak; no compute side for an op that names
+ * no matrix peak or where that peak was not measured. */
+Test(sol, a_matrix_op_is_bounded_by_its_flops_at_its_peak)
+{
+  static const char *const gemm_keys[] = {"m", "n", "k", "qm", "qn", "qk"}, *const gemm_values[] = {
+                                                                                "256", "512", "1024",
+                                                                                "1",   "128", "128"};
+  static const char *const copy_keys[] = {"m", "n", "dtype"}, *const copy_values[] = {"64", "64", "fp16"};
+  khost__case gemm = make_case("fp8_block_gemm", gemm_keys, gemm_values, 6);
+  khost__case copy = make_case("copy_transpose", copy_keys, copy_values, 3);
+  double peaks[KHOST__PEAKS] = {[KHOST__PEAK_E4M3] = 1000, [KHOST__PEAK_BF16] = 500};
+  khost__peak_type type = KHOST__PEAK_BF16;
+  double expected = 2.0 * 256 * 512 * 1024 / 1e15;
+  cr_expect_float_eq(khost__sol_compute_s(&gemm, peaks, &type), expected, expected * 1e-12);
+  cr_expect_eq(type, KHOST__PEAK_E4M3);
+  cr_expect_eq(khost__sol_compute_s(&copy, peaks, &type), 0);
+  peaks[KHOST__PEAK_E4M3] = 0;
+  cr_expect_eq(khost__sol_compute_s(&gemm, peaks, &type), 0, "an unmeasured peak bounds nothing");
+}

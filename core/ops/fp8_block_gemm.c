@@ -12,6 +12,7 @@
 #include "catalog.h"
 #include "formats.h"
 #include "khost/ops/fp8_block_gemm.h"
+#include "matrix_peak.h"
 #include "rng.h"
 #include "variation.h"
 
@@ -355,6 +356,13 @@ out:
   return rc;
 }
 
+/* Its FLOPs are e4m3 products on the tensor cores, whatever the scales. */
+static int matrix_peak(const khost__case *c)
+{
+  (void)c;
+  return KHOST__PEAK_E4M3;
+}
+
 /* Axes: the row of a and out (0) and the scale block along k (1). Negating row
  * i of a negates out[i][*] exactly (IEEE rounding is symmetric; the scales stay
  * positive). Permuting the k blocks of a and b alike, with their scales in both
@@ -408,4 +416,5 @@ const khost__op khost__op_fp8_block_gemm = {
     .tolerance = tolerance,
     .error_bound = error_bound,
     .vary = vary,
+    .matrix_peak = matrix_peak,
 };

@@ -2,6 +2,7 @@
  * bandwidth and the empty call's time measured and sent to the parent; the
  * CUDA slots are skipped, with the reason, when it cannot be brought up. */
 #include <stdio.h>
+#include <string.h>
 
 #include "child.h"
 #include "phases.h"
@@ -21,6 +22,22 @@ static void measure_device(khost__worker *w)
   if (w->device.empty_call_s <= 0 && o->graph_calls == 0 &&
       khost__cuda_measure_empty_call(!o->hot, &w->device.empty_call_s, &err) != KHOST__OK)
     w->device.empty_call_s = 0;
+}
+
+/* The matrix peaks, unless an earlier worker measured them (or found it could
+ * not: without cuBLASLt every case would try again). A failure costs the
+ * compute side of the speed of light, with a line on stderr, not the rows. */
+static void measure_peaks(khost__worker *w)
+{
+  const khost__device_info *known = w->job->known;
+  khost__err err;
+  memcpy(w->device.peak_tflops, known->peak_tflops, sizeof w->device.peak_tflops);
+  w->device.peaks_tried = known->peaks_tried;
+  for (int t = 0; t < KHOST__PEAKS && !w->device.peaks_tried; t++)
+    if (khost__matrix_peak_measure((khost__peak_type)t, &w->device.peak_tflops[t], &err) != KHOST__OK)
+      fprintf(stderr, "khost: %s matrix peak not measured: %s\n", khost__peak_name((khost__peak_type)t),
+              err.msg);
+  w->device.peaks_tried = 1;
 }
 
 /* --timer cupti before anything is timed, so that the copy, the empty call and
@@ -56,6 +73,7 @@ static int run(khost__worker *w)
     khost__cuda_set_blocking(!job->o->no_blocking_kernel);
     start_timer(w);
     measure_device(w);
+    measure_peaks(w);
     khost__child_send(w->fd, KHOST__MSG_DEVICE, &w->device, sizeof w->device);
   }
   for (int s = 0; s < job->nslots; s++)
