@@ -21,9 +21,9 @@ Test(cute, descriptor_lists_every_op_on_cuda)
   const khost_plugin *plugin = khost_test_plugin("KHOST_CUTE_PLUGIN");
   cr_expect_str_eq(plugin->name, "cute");
   cr_expect_str_eq(plugin->language, "cute");
-  cr_expect_eq(plugin->nkernels, 4);
-  static const char *const ops[] = {"nvfp4_gemv", "copy_transpose", "reduce_sum", "softmax_online"};
-  for (int i = 0; i < 4; i++)
+  cr_expect_eq(plugin->nkernels, KHOST_TEST_GPU_OPS);
+  const char *const *ops = khost_test_gpu_ops();
+  for (int i = 0; i < KHOST_TEST_GPU_OPS; i++)
     cr_expect_not_null(kernel(ops[i])->supports, "%s declares what it declines", ops[i]);
 }
 
@@ -85,4 +85,54 @@ Test(cute, describe_names_the_kernel_each_shape_takes_without_launching)
   hand_gemv_call(&c, KHOST_DEVICE_CUDA, 256, 512, 2);
   cr_expect_str_eq(khost_test_describe(kernel("nvfp4_gemv"), &c.in, b, sizeof b), "gemv_rows<tpr=16,w=1>",
                    "rows of 16 chunks: 16 lanes a row group");
+}
+
+/* 16-byte words where a run of hd elements is whole words, else the element's bits; the
+ * suites' shapes all supported, nb = 0 included. */
+Test(cute, kv_ops_name_words_or_elements_by_the_run_length)
+{
+  const khost_kv_dims llama = {64, 8, 80, 2, 16, 128}, odd = {4, 3, 2, 1, 5, 129}, none = {0, 3, 2, 2, 4, 5};
+  struct {
+    const khost_kv_dims *dims;
+    khost_dtype dtype;
+    const char *name;
+  } cases[] = {{&llama, BF16, "kv_copy<words,cta_per_chunk>"},
+               {&llama, E4M3, "kv_copy<words,cta_per_chunk>"},
+               {&odd, FP32, "kv_copy<b32,cta_per_chunk>"},
+               {&odd, E4M3, "kv_copy<b8,cta_per_chunk>"},
+               {&none, FP16, "kv_copy<b16,cta_per_chunk>"}};
+  for (int o = 0; o < KHOST_TEST_KV_OPS; o++) {
+    const char *kv_op = khost_test_kv_ops()[o];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+      for (int layout = KHOST_KV_NHD; layout <= KHOST_KV_HND; layout++) {
+        hand_call c;
+        char name[64];
+        hand_kv_call(&c, kv_op, KHOST_DEVICE_CUDA, cases[i].dtype, cases[i].dims, layout);
+        cr_expect_eq(kernel(kv_op)->supports(&c.in), KHOST_STATUS_OK, "%s: %s", kv_op, c.error);
+        cr_expect_str_eq(khost_test_describe(kernel(kv_op), &c.in, name, sizeof name), cases[i].name,
+                         "%s case %zu", kv_op, i);
+      }
+  }
+}
+
+/* nb = 0 enqueues nothing and succeeds, GPU or not. */
+Test(cute, kv_ops_run_nothing_for_no_blocks)
+{
+  const khost_kv_dims none = {0, 3, 2, 2, 4, 5};
+  for (int o = 0; o < KHOST_TEST_KV_OPS; o++) {
+    const char *kv_op = khost_test_kv_ops()[o];
+    hand_call c;
+    hand_kv_call(&c, kv_op, KHOST_DEVICE_CUDA, BF16, &none, KHOST_KV_HND);
+    cr_expect_eq(kernel(kv_op)->run(&c.in), KHOST_STATUS_OK, "%s: %s", kv_op, c.error);
+  }
+}
+
+Test(cute, kv_ops_refuse_a_table_of_the_wrong_length)
+{
+  const khost_kv_dims dims = {3, 3, 2, 2, 4, 5};
+  hand_call c;
+  hand_kv_call(&c, "kv_block_to_operational", KHOST_DEVICE_CUDA, FP16, &dims, KHOST_KV_NHD);
+  c.shapes[KHOST_KV_SRC_TABLE][0] -= 1;
+  cr_expect_eq(kernel("kv_block_to_operational")->supports(&c.in), KHOST_STATUS_INVALID_ARGUMENT);
+  cr_expect(strstr(c.error, "src_table"), "%s", c.error);
 }

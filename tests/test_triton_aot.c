@@ -4,6 +4,7 @@
  * and a launch where no driver or no context exists, which must fail cleanly.
  * Tensors carry fake device addresses: nothing here dereferences them. */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,16 +32,16 @@ static void gemv_call(hand_call *c, int64_t m, int64_t k, int64_t l)
   hand_gemv_call(c, KHOST_DEVICE_CUDA, m, k, l);
 }
 
-Test(triton_aot, descriptor_names_the_plugin_and_its_four_ops)
+Test(triton_aot, descriptor_names_the_plugin_and_its_eight_ops)
 {
   const khost_plugin *p = load_plugin();
   cr_assert_eq(p->magic, KHOST_PLUGIN_MAGIC);
   cr_assert_eq(p->abi_major, KHOST_ABI_MAJOR);
   cr_assert_str_eq(p->name, "triton_aot");
   cr_assert_str_eq(p->language, "triton");
-  cr_assert_eq(p->nkernels, 4);
-  const char *ops[] = {"nvfp4_gemv", "copy_transpose", "reduce_sum", "softmax_online"};
-  for (int i = 0; i < 4; i++) {
+  cr_assert_eq(p->nkernels, KHOST_TEST_GPU_OPS);
+  const char *const *ops = khost_test_gpu_ops();
+  for (int i = 0; i < KHOST_TEST_GPU_OPS; i++) {
     cr_assert_str_eq(p->kernels[i]->op, ops[i]);
     cr_assert_eq(p->kernels[i]->device_type, KHOST_DEVICE_CUDA);
     cr_assert_not_null(p->kernels[i]->supports);
@@ -205,4 +206,96 @@ Test(triton_aot, run_without_a_usable_driver_is_a_device_error)
   cr_assert_eq(kernel("nvfp4_gemv")->run(&c.in), KHOST_STATUS_DEVICE_ERROR, "%s", c.error);
   cr_assert(strstr(c.error, "driver") || strstr(c.error, "CUDA_ERROR") || strstr(c.error, "context"), "%s",
             c.error);
+}
+
+/* Every KV shape of kv_correctness and the largest of kv_performance, in each dtype and
+ * layout, has a variant. */
+Test(triton_aot, supports_every_kv_shape_of_the_suites)
+{
+  const khost_kv_dims shapes[] = {{3, 3, 2, 2, 4, 5},   {2, 2, 3, 2, 4, 3}, {1, 2, 1, 2, 3, 4},
+                                  {4, 3, 2, 1, 5, 129}, {0, 3, 2, 2, 4, 5}, {4096, 1, 32, 2, 16, 128}};
+  const khost_dtype types[] = {FP16, BF16, FP32, E4M3};
+  for (int o = 0; o < KHOST_TEST_KV_OPS; o++) {
+    const char *kv_op = khost_test_kv_ops()[o];
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+      for (int t = 0; t < 4; t++)
+        for (int layout = KHOST_KV_NHD; layout <= KHOST_KV_HND; layout++) {
+          hand_call c;
+          hand_kv_call(&c, kv_op, KHOST_DEVICE_CUDA, types[t], &shapes[s], layout);
+          cr_assert_eq(kernel(kv_op)->supports(&c.in), KHOST_STATUS_OK, "%s shape %zu: %s", kv_op, s,
+                       c.error);
+        }
+  }
+}
+
+/* The 16-byte-vector variant of the element size where hd runs are whole vectors and the
+ * arenas aligned; the element-wise one otherwise. */
+Test(triton_aot, kv_ops_take_the_vector_variant_where_runs_are_whole_vectors)
+{
+  const khost_kv_dims llama = {64, 8, 80, 2, 16, 128}, odd = {4, 3, 2, 1, 5, 129},
+                      fp32_vector = {2, 2, 2, 2, 4, 4};
+  struct {
+    const khost_kv_dims *dims;
+    khost_dtype dtype;
+    const char *variant; /* after the op's name */
+  } cases[] = {{&llama, BF16, "_b16_r32x128_w4"},         {&llama, E4M3, "_b8_r64x128_w4"},
+               {&llama, FP32, "_b32_r16x128_w4"},         {&odd, FP16, "_b16_r32x32_w4_any"},
+               {&odd, E4M3, "_b8_r32x32_w4_any"},         {&fp32_vector, FP32, "_b32_r16x128_w4"},
+               {&fp32_vector, FP16, "_b16_r32x32_w4_any"}};
+  for (int o = 0; o < KHOST_TEST_KV_OPS; o++) {
+    const char *kv_op = khost_test_kv_ops()[o];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+      hand_call c;
+      char name[96], want[96];
+      hand_kv_call(&c, kv_op, KHOST_DEVICE_CUDA, cases[i].dtype, cases[i].dims, KHOST_KV_HND);
+      snprintf(want, sizeof want, "%s%s", kv_op, cases[i].variant);
+      cr_expect_str_eq(khost_test_describe(kernel(kv_op), &c.in, name, sizeof name), want, "case %zu", i);
+    }
+  }
+}
+
+Test(triton_aot, a_misaligned_kv_arena_takes_the_element_wise_variant)
+{
+  const khost_kv_dims llama = {64, 8, 80, 2, 16, 128};
+  hand_call c;
+  char name[96];
+  hand_kv_call(&c, "kv_block_to_operational", KHOST_DEVICE_CUDA, BF16, &llama, KHOST_KV_NHD);
+  c.outputs[KHOST_KV_DST].data = (char *)c.outputs[KHOST_KV_DST].data + 2;
+  cr_expect_str_eq(khost_test_describe(kernel("kv_block_to_operational"), &c.in, name, sizeof name),
+                   "kv_block_to_operational_b16_r32x32_w4_any");
+}
+
+/* The kernels' offsets are 32-bit: a larger block is declined with the reason, not run. */
+Test(triton_aot, declines_a_kv_block_past_32_bit_offsets)
+{
+  const khost_kv_dims huge = {1, 64, 1024, 2, 256, 128}; /* 2^32 elements a block */
+  hand_call c;
+  hand_kv_call(&c, "kv_block_to_universal", KHOST_DEVICE_CUDA, E4M3, &huge, KHOST_KV_NHD);
+  cr_assert_eq(kernel("kv_block_to_universal")->supports(&c.in), KHOST_STATUS_UNSUPPORTED, "%s", c.error);
+  cr_assert(strstr(c.error, "32 bits"), "%s", c.error);
+}
+
+Test(triton_aot, a_kv_call_of_an_unknown_layout_is_invalid)
+{
+  const khost_kv_dims dims = {3, 3, 2, 2, 4, 5};
+  hand_call c;
+  hand_kv_call(&c, "kv_universal_to_block", KHOST_DEVICE_CUDA, FP16, &dims, 2);
+  cr_assert_eq(kernel("kv_universal_to_block")->supports(&c.in), KHOST_STATUS_INVALID_ARGUMENT);
+  cr_assert(strstr(c.error, "layout"), "%s", c.error);
+}
+
+/* nb = 0 launches nothing, so it succeeds without touching the driver; any other call
+ * without a usable driver is a device error with file:line. */
+Test(triton_aot, kv_runs_nothing_for_no_blocks_and_fail_cleanly_without_a_driver)
+{
+  const khost_kv_dims none = {0, 3, 2, 2, 4, 5}, some = {3, 3, 2, 2, 4, 5};
+  for (int o = 0; o < KHOST_TEST_KV_OPS; o++) {
+    const char *kv_op = khost_test_kv_ops()[o];
+    hand_call c;
+    hand_kv_call(&c, kv_op, KHOST_DEVICE_CUDA, BF16, &none, KHOST_KV_NHD);
+    cr_assert_eq(kernel(kv_op)->run(&c.in), KHOST_STATUS_OK, "%s: %s", kv_op, c.error);
+    hand_kv_call(&c, kv_op, KHOST_DEVICE_CUDA, BF16, &some, KHOST_KV_NHD);
+    cr_assert_eq(kernel(kv_op)->run(&c.in), KHOST_STATUS_DEVICE_ERROR, "%s: %s", kv_op, c.error);
+    cr_assert(strstr(c.error, ".c:"), "no file:line in \"%s\"", c.error);
+  }
 }

@@ -36,7 +36,8 @@ Test(vendor, exports_one_entry_and_a_valid_descriptor)
   cr_expect_null(entry(KHOST_ABI_MAJOR + 1, 0), "another ABI major is refused");
   const khost_plugin *plugin = khost_test_plugin(PLUGIN);
   cr_expect_str_eq(plugin->name, "vendor");
-  cr_expect_eq(plugin->nkernels, khost__catalog_find("fp8_block_gemm") ? 2 : 1);
+  /* reduce_sum, fp8_block_gemm where the build has it, and the four KV-cache ops. */
+  cr_expect_eq(plugin->nkernels, (khost__catalog_find("fp8_block_gemm") ? 2 : 1) + 4);
   const khost_kernel *sum = kernel("reduce_sum");
   cr_expect(sum->supports && sum->workspace_size && sum->describe, "reduce_sum declares all it can");
   cr_expect_not_null(plugin->fini, "fini releases the cuBLASLt handle");
@@ -157,4 +158,55 @@ Test(vendor, fp8_gemm_refuses_malformed_calls_before_anything_else)
   c.inputs[KHOST_FP8_BLOCK_GEMM_SA_T].device_type = KHOST_DEVICE_CPU;
   cr_expect_eq(gemm->supports(&c.in), KHOST_STATUS_INVALID_ARGUMENT,
                "a host tensor, even in a declined shape");
+}
+
+/* The operational ops are one batch of flat chunk copies, described with the copies and
+ * the read-back of the tables the batch needs on the host; declined (SKIP) for now, with
+ * the reason: khost's stream check would capture the batch, which cannot be captured. */
+Test(vendor, kv_flat_ops_are_a_batch_of_chunk_copies_declined_as_uncapturable)
+{
+  const khost_kv_dims llama = {64, 8, 80, 2, 16, 128};
+  const char *ops[] = {"kv_block_to_operational", "kv_operational_to_block"};
+  for (int o = 0; o < 2; o++) {
+    hand_call c;
+    char name[96];
+    hand_kv_call(&c, ops[o], KHOST_DEVICE_CUDA, BF16, &llama, KHOST_KV_NHD);
+    cr_expect_eq(kernel(ops[o])->supports(&c.in), KHOST_STATUS_UNSUPPORTED, "%s: %s", ops[o], c.error);
+    cr_expect(strstr(c.error, "cannot be captured in a CUDA graph") || strstr(c.error, "needs 12.8"), "%s",
+              c.error);
+    cr_expect_str_eq(khost_test_describe(kernel(ops[o]), &c.in, name, sizeof name),
+                     "cudaMemcpyBatchAsync 10240 x 32768 B, tables read back first");
+  }
+}
+
+/* nb = 0 enqueues nothing: no batch of none, no CUDA call at all. */
+Test(vendor, kv_flat_ops_run_nothing_for_no_blocks)
+{
+  const khost_kv_dims none = {0, 3, 2, 2, 4, 5};
+  hand_call c;
+  hand_kv_call(&c, "kv_operational_to_block", KHOST_DEVICE_CUDA, E4M3, &none, KHOST_KV_NHD);
+  cr_expect_eq(kernel("kv_operational_to_block")->run(&c.in), KHOST_STATUS_OK, "%s", c.error);
+}
+
+/* The universal ops permute each chunk: declined with the reason, also by run(). */
+Test(vendor, kv_universal_ops_are_declined_with_the_reason)
+{
+  const khost_kv_dims dims = {3, 3, 2, 2, 4, 5};
+  const char *ops[] = {"kv_block_to_universal", "kv_universal_to_block"};
+  for (int o = 0; o < 2; o++) {
+    hand_call c;
+    hand_kv_call(&c, ops[o], KHOST_DEVICE_CUDA, FP16, &dims, KHOST_KV_HND);
+    cr_expect_eq(kernel(ops[o])->supports(&c.in), KHOST_STATUS_UNSUPPORTED, "%s: %s", ops[o], c.error);
+    cr_expect(strstr(c.error, "runs of hd elements (10 bytes), nt * nh = 12 copies a chunk"), "%s", c.error);
+    cr_expect_eq(kernel(ops[o])->run(&c.in), KHOST_STATUS_UNSUPPORTED, "%s: %s", ops[o], c.error);
+  }
+}
+
+Test(vendor, kv_ops_refuse_a_zero_dimension)
+{
+  const khost_kv_dims dims = {3, 3, 0, 2, 4, 5};
+  hand_call c;
+  hand_kv_call(&c, "kv_block_to_operational", KHOST_DEVICE_CUDA, FP32, &dims, KHOST_KV_NHD);
+  cr_expect_eq(kernel("kv_block_to_operational")->supports(&c.in), KHOST_STATUS_INVALID_ARGUMENT);
+  cr_expect(strstr(c.error, "nl"), "%s", c.error);
 }

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Everything khost checks on a GPU machine, building nothing (build here, carry
-# build/ there): the test binaries, khost on the smoke, correctness and GPU MODE
-# suites with every plugin, and the fault plugins, each expected to be caught. Exits
-# non-zero on any unexpected result; prints a short summary last.
+# build/ there): the test binaries, khost on the smoke, correctness, GPU MODE and
+# KV-cache correctness suites with every plugin, and the fault plugins, each
+# expected to be caught. Exits non-zero on any unexpected result; prints a short
+# summary last.
 # Usage: tools/gpu-check.sh [BUILD_DIR]    (gpu-check.log and the JSON reports go to $OUT or
 # /tmp/khost-gpu-check). Build here, then tools/gpu-stage.sh and carry stage/.
 set -uo pipefail
@@ -91,6 +92,10 @@ step smoke 0 "$build/khost" --suite smoke --json "$out/smoke.json"
 # fresh input sets (--trials) after timing, as a kernel wrong on some inputs only may pass one.
 step correctness 0 "$build/khost" --suite correctness --max-time 0.1 --trials 3 --json "$out/correctness.json"
 step gpumode 0 "$build/khost" --suite gpumode_nvfp4 --trials 3 --json "$out/gpumode.json"
+# The KV-cache conversions with every plugin: the reference's CPU and CUDA kernels, cute and
+# triton_aot; vendor's rows are declined SKIPs (cudaMemcpyBatchAsync cannot be captured, docs/VENDOR.md).
+step kv_correctness 0 "$build/khost" --suite kv_correctness --max-time 0.1 --trials 3 \
+  --json "$out/kv_correctness.json"
 # The vendor libraries as the yardstick (cuBLASLt, CUB): every vendor row must pass, or the
 # speedups would be relative to nothing.
 step vendor_baseline 0 "$build/khost" --strict --suite correctness --op reduce_sum --max-time 0.1 \

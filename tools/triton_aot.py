@@ -29,9 +29,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # khost's one table of element types, and the ABI header that numbers their DLPack codes.
 DTYPE_TABLE = os.path.join(ROOT, "core", "dtype.h")
 ABI_HEADER = os.path.join(ROOT, "core", "include", "khost", "plugin.h")
-# Manifest dtypes that serve any element of a size (a transpose moves bits): each is
-# recorded as the unsigned integer type of that size.
-SIZE_CLASSES = {"b16": "u16", "b32": "u32"}
+# Manifest dtypes that serve any element of a size (a transpose or a KV-cache copy moves
+# bits): each is recorded as the unsigned integer type of that size.
+SIZE_CLASSES = {"b8": "u8", "b16": "u16", "b32": "u32"}
 
 
 def read_dtypes(table_path=DTYPE_TABLE, abi_path=ABI_HEADER):

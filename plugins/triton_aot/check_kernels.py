@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Checks every variant of manifest.py on the CPU, no GPU needed: each kernel runs in
 Triton's interpreter (TRITON_INTERPRET=1) on numpy data and is compared with a float64
-reference by its op's check, the check(variant, rng) of kernels/<op>_check.py, which
-returns None or what is wrong. check_support.py runs the kernels: it executes the
+reference (a bit copy's: the exact bits) by the check(variant, rng) of its kernel file's
+kernels/<stem>_check.py, which returns None or what is wrong; a check module's SELF_TESTS
+show that check failing wrong kernels. check_support.py runs the kernels: it executes the
 inline PTX they carry with a small emulator, bit for bit, and fails every load and
-store of an active lane outside the launch's arrays. Prints TAP (one line per variant);
+store of an active lane outside the launch's arrays. Prints TAP (one line per variant and
+per test of a check);
 exit status 0 when every variant passes.
 
 Usage: check_kernels.py [--only SUBSTRING] [--seed N]
@@ -26,13 +28,17 @@ import triton.language as tl  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def op_check(op):
-    """The check function of kernels/<op>_check.py."""
-    spec = importlib.util.spec_from_file_location(f"khost_triton_check_{op}",
-                                                  os.path.join(HERE, "kernels", op + "_check.py"))
+def source_check(source):
+    """The check module of the kernel file `source`: kernels/<source's stem>_check.py, so
+    that ops sharing one kernel file (the KV-cache ops' kv_cache.py) share its check."""
+    stem = os.path.splitext(source)[0]
+    if os.path.join(HERE, "kernels") not in sys.path:  # a check may import its variants file
+        sys.path.insert(0, os.path.join(HERE, "kernels"))
+    spec = importlib.util.spec_from_file_location(f"khost_triton_check_{stem}",
+                                                  os.path.join(HERE, "kernels", stem + "_check.py"))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.check
+    return module
 
 
 @triton.jit
@@ -70,11 +76,15 @@ def main(argv):
     warnings.filterwarnings("ignore", category=RuntimeWarning)
     variants = [v for v in runpy.run_path(os.path.join(HERE, "manifest.py"))["VARIANTS"]
                 if args.only in v["name"]]
-    print(f"1..{len(variants) + 1}", flush=True)  # TAP, for meson test
+    modules = {s: source_check(s) for s in dict.fromkeys(v["source"] for v in variants)}
+    checks = [(v["name"], lambda v=v: modules[v["source"]].check(v, np.random.default_rng(args.seed)))
+              for v in variants]
+    # Tests of the checks themselves: each must fail a wrong kernel.
+    checks += [("bounds check", check_bounds_check)]
+    checks += [test for module in modules.values() for test in getattr(module, "SELF_TESTS", [])]
+    print(f"1..{len(checks)}", flush=True)  # TAP, for meson test
     failures = 0
-    op_checks = {op: op_check(op) for op in dict.fromkeys(v["op"] for v in variants)}
-    checks = [(v["name"], lambda v=v: op_checks[v["op"]](v, np.random.default_rng(args.seed))) for v in variants]
-    for number, (name, check) in enumerate(checks + [("bounds check", check_bounds_check)], 1):
+    for number, (name, check) in enumerate(checks, 1):
         try:
             problem = check()
         except triton.runtime.errors.InterpreterError as e:

@@ -21,7 +21,7 @@ Entry fields (kernels/variant.py builds them):
               also exported to the launcher for grids and rules)
   num_warps, num_stages  (always 1: Triton's shared-memory pipelining of a loop's loads
               drops their L2 eviction hints, which measured worth more)
-  dtype       the element type the variant serves: fp16, bf16, fp32, b16 and b32 (any
+  dtype       the element type the variant serves: fp16, bf16, fp32, b8, b16 and b32 (any
               type of that size), e2m1
   aligned     True when the signature carries divisibility promises
   cluster     programs per cluster along the grid's x (1: none); the launcher launches

@@ -6,6 +6,9 @@
 #include "khost/plugin.h"
 #include "message.h"
 
+static const char NO_VARIANT[] = "no variant compiled for this op";
+static const char WRONG_TYPE[] = "compiled for another element type";
+
 const khost__triton_variant *khost__triton_find_variant(const char *name)
 {
   for (int i = 0; i < khost__triton_nvariants; i++)
@@ -53,13 +56,14 @@ int khost__triton_select(const khost__triton_rule *rule, const khost__triton_sha
   const char *name = forcing_name(rule->op, &named);
   if (name) return forced(rule, s, name, named, out, err, err_size);
   const khost__triton_variant *fallback = NULL;
-  const char *why = "no variant compiled for this op";
+  const char *why = NO_VARIANT;
   for (int i = 0; i < khost__triton_nvariants; i++) {
     const khost__triton_variant *v = &khost__triton_variants[i];
     if (strcmp(v->op, rule->op) != 0) continue;
     const char *reason = rule->cannot_run(v, s);
     if (reason) {
-      why = reason;
+      /* The reason of a variant of the input's element type says more than another type's. */
+      if (reason != WRONG_TYPE || why == NO_VARIANT) why = reason;
       continue;
     }
     if (rule->preferred(v, s)) {
@@ -93,8 +97,7 @@ int khost__triton_programs_per_sm(const khost__triton_variant *v)
 
 const char *khost__triton_misfit(const khost__triton_variant *v, const khost__triton_shape *s, int size_only)
 {
-  if (v->dtype_bits != s->dtype_bits || (!size_only && v->dtype_code != s->dtype_code))
-    return "compiled for another element type";
+  if (v->dtype_bits != s->dtype_bits || (!size_only && v->dtype_code != s->dtype_code)) return WRONG_TYPE;
   if (v->aligned && !s->aligned)
     return "needs 16-byte aligned pointers and rows of a multiple of 16 elements";
   return NULL;

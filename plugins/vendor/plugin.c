@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "cublaslt.h"
+#include "kv_batch.h"
 #include "vendor.h"
 
 /* kernels, generated from the op list (meson.build). */
@@ -15,6 +16,7 @@ static char description[256];
 static void fini(void)
 {
   khost__cublaslt_close();
+  khost__vendor_kv_release();
 }
 
 static const khost_plugin vendor_plugin = {

@@ -16,6 +16,8 @@ static const khost_dtype FP16 = {KHOST_DTYPE_FLOAT, 16, 1};
 static const khost_dtype BF16 = {KHOST_DTYPE_BFLOAT, 16, 1};
 static const khost_dtype FP32 = {KHOST_DTYPE_FLOAT, 32, 1};
 static const khost_dtype FP64 = {KHOST_DTYPE_FLOAT, 64, 1};
+/* The fp8 type the KV-cache ops also take (copied as bits). */
+static const khost_dtype E4M3 = {KHOST_DTYPE_FLOAT8_E4M3FN, 8, 1};
 
 #define HAND_MAX_TENSORS 8
 #define HAND_FAKE_BASE   ((uintptr_t)0x7f0000000000)
@@ -119,6 +121,32 @@ static inline void hand_gemv_call(hand_call *c, int32_t device_type, int64_t m, 
   hand_tensor(c, false, "sfa_swizzled", device_type, e4m3, NULL, 2, sfa_swz);
   hand_tensor(c, false, "sfv_swizzled", device_type, e4m3, NULL, 2, sfv_swz);
   hand_tensor(c, true, "c", device_type, fp16, NULL, 2, out);
+}
+
+/* A well-formed call of a KV-cache op (kv_block_to_universal, kv_universal_to_block,
+ * kv_block_to_operational or kv_operational_to_block) at fake addresses: each arena one
+ * flat run of its chunks, back to back, and both u64 tables. layout is set only for the
+ * ops to and from the universal layout. */
+static inline void hand_kv_call(hand_call *c, const char *op, int32_t device_type, khost_dtype dtype,
+                                const khost_kv_dims *k, int layout)
+{
+  hand_call_init(c, op, 1);
+  hand_param(c, "nb", k->nb);
+  hand_param(c, "nh", k->nh);
+  hand_param(c, "nl", k->nl);
+  hand_param(c, "no", k->no);
+  hand_param(c, "nt", k->nt);
+  hand_param(c, "hd", k->hd);
+  if (strstr(op, "universal")) hand_param(c, "layout", layout);
+  const khost_dtype u64 = {KHOST_DTYPE_UINT, 64, 1};
+  const int64_t chunks = k->nb * k->nl * k->no, elements[] = {chunks * k->nt * k->nh * k->hd};
+  const int64_t from_blocks = strncmp(op, "kv_block_to", 11) == 0;
+  const int64_t src_entries[] = {from_blocks ? chunks : k->nb},
+                dst_entries[] = {from_blocks ? k->nb : chunks};
+  hand_tensor(c, false, "src", device_type, dtype, NULL, 1, elements);
+  hand_tensor(c, false, "src_table", device_type, u64, NULL, 1, src_entries);
+  hand_tensor(c, false, "dst_table", device_type, u64, NULL, 1, dst_entries);
+  hand_tensor(c, true, "dst", device_type, dtype, NULL, 1, elements);
 }
 
 #endif

@@ -45,6 +45,28 @@ static inline const khost_kernel *khost_test_kernel(const khost_plugin *plugin, 
   return NULL;
 }
 
+/* The ops the cute and triton_aot plugins implement, KHOST_TEST_GPU_OPS of them in the op list's
+ * order; the last KHOST_TEST_KV_OPS are the KV-cache conversions (khost_test_kv_ops). */
+#define KHOST_TEST_GPU_OPS 8
+#define KHOST_TEST_KV_OPS  4
+static inline const char *const *khost_test_gpu_ops(void)
+{
+  static const char *const ops[KHOST_TEST_GPU_OPS] = {"nvfp4_gemv",
+                                                      "copy_transpose",
+                                                      "reduce_sum",
+                                                      "softmax_online",
+                                                      "kv_block_to_universal",
+                                                      "kv_universal_to_block",
+                                                      "kv_block_to_operational",
+                                                      "kv_operational_to_block"};
+  return ops;
+}
+
+static inline const char *const *khost_test_kv_ops(void)
+{
+  return khost_test_gpu_ops() + KHOST_TEST_GPU_OPS - KHOST_TEST_KV_OPS;
+}
+
 /* The name kernel's describe() gives for the call in, in buf; "" (and a failed
  * expectation) when it fails. */
 static inline const char *khost_test_describe(const khost_kernel *kernel, const khost_input *in, char *buf,

@@ -1,0 +1,4 @@
+/* kv_block_to_universal on kv_copy.cu's kernel, which the four KV-cache ops share. */
+#include "kv_copy.h"
+
+extern const khost_kernel khost__cute_kv_block_to_universal = KHOST__CUTE_KV_KERNEL("kv_block_to_universal");
