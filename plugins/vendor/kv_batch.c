@@ -10,9 +10,10 @@
  * call, as they are for any user of this API with device-resident tables.
  *
  * Neither that wait nor the batch can be captured in a CUDA graph (the driver has no
- * graph node for cuMemcpyBatchAsync), so run() declines a capturing stream with the
- * reason. khost's stream check captures every CUDA call once, so supports() declines
- * these ops for now (docs/VENDOR.md).
+ * graph node for cuMemcpyBatchAsync), so both kernels are KHOST_KERNEL_NOT_CAPTURABLE
+ * (ABI 1.3): khost checks their stream without capture and times them call by call.
+ * run() still declines a capturing stream with the reason, for a host that captures
+ * anyway (one older than 1.3, which cannot read the flag).
  *
  * kv_block_to_universal and kv_universal_to_block are declined: a universal block
  * permutes each chunk in runs of hd elements, which would be nt * nh copies a chunk
@@ -82,10 +83,7 @@ static int open_call(const khost_input *in, khost__kv_call *call)
   return KHOST_STATUS_OK;
 }
 
-/* Declines every call, after the checks: khost's stream check captures one call in a CUDA graph,
- * which no call of run() survives (see the top of this file), so every row would be an ERROR, the
- * smoke suite's included. run() stays whole for the day khost can time a call it cannot capture;
- * then this decline goes, leaving the driver's (docs/VENDOR.md). */
+/* The checks, then a driver too old for cudaMemcpyBatchAsync declines (docs/VENDOR.md). */
 int khost__vendor_kv_supports(const khost_input *in)
 {
   khost__kv_call call;
@@ -97,9 +95,7 @@ int khost__vendor_kv_supports(const khost_input *in)
     return khost__input_fail(in, KHOST_STATUS_UNSUPPORTED,
                              "the driver is CUDA %d.%d; cudaMemcpyBatchAsync needs 12.8 or later",
                              driver / 1000, driver % 1000 / 10);
-  return khost__input_fail(in, KHOST_STATUS_UNSUPPORTED,
-                           "cudaMemcpyBatchAsync cannot be captured in a CUDA graph, which khost's stream "
-                           "check needs; declined until khost can time a call it cannot capture");
+  return KHOST_STATUS_OK;
 }
 
 int khost__vendor_kv_describe(const khost_input *in, char *buf, size_t size)
