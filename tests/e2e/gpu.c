@@ -233,6 +233,42 @@ Test(gpu_modes, graph_timing_captures_the_calls_it_times)
   expect_graph_error("fault_cuda_captured_once", "a second capture is refused on purpose");
 }
 
+/* A kernel flagged KHOST_KERNEL_NOT_CAPTURABLE that waits for its stream inside
+ * run() is checked and timed without a graph: it passes, and under --graph its row
+ * says the graph was not applied (the table's note, the JSON's flag). */
+Test(gpu_modes, a_kernel_that_waits_on_the_host_is_timed_without_a_graph)
+{
+  skip_without_gpu();
+  outcome o;
+  KHOST_JSON(&o, FAST, "--case", COPY_CASE, "--graph", "20", "--plugin", "@fault_cuda_host_wait.so",
+             "--backends", "reference,fault_cuda_host_wait");
+  cr_expect_eq(o.status, 0, "exit %d; stdout:\n%s", o.status, o.out);
+  expect_row(&o, COPY_CASE, "fault_cuda_host_wait", "PASS");
+  cr_expect_not_null(strstr(o.out, "--graph not applied: the kernel waits on the host"), "stdout:\n%s",
+                     o.out);
+  json_t *doc = report(&o);
+  json_t *time = json_object_get(json_row(doc, COPY_CASE, "fault_cuda_host_wait"), "time");
+  cr_expect(json_is_true(json_object_get(time, "graph_not_applied")));
+  cr_expect_gt(json_integer_value(json_object_get(time, "samples")), 0);
+  time = json_object_get(json_row(doc, COPY_CASE, "reference"), "time");
+  cr_expect(json_is_false(json_object_get(time, "graph_not_applied")), "the reference's calls are captured");
+  free_outcome(&o);
+}
+
+/* Such a kernel's stream check runs one call uncaptured and waits for its stream
+ * alone: work it leaves unfinished on another stream shows as poison, an ERROR. */
+Test(gpu_modes, an_uncaptured_call_s_unfinished_work_on_another_stream_is_an_error)
+{
+  skip_without_gpu();
+  outcome o;
+  KHOST(&o, FAST, "--case", COPY_CASE, "--plugin", "@fault_cuda_late_other_stream.so", "--backends",
+        "reference,fault_cuda_late_other_stream");
+  cr_expect_eq(o.status, 1, "exit %d; stdout:\n%s", o.status, o.out);
+  expect_row(&o, COPY_CASE, "fault_cuda_late_other_stream", "ERROR");
+  cr_expect_not_null(strstr(o.out, "waiting for its stream alone after one call left"), "stdout:\n%s", o.out);
+  free_outcome(&o);
+}
+
 /* ---------------------------------------------------------------- SM clock */
 
 TestSuite(gpu_clock, .init = make_scratch, .fini = remove_scratch, .timeout = 120);
