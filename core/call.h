@@ -55,9 +55,10 @@ int khost__call_poison(khost__call *k, khost__err *err);
 /* Calls the kernel once; returns its khost_status (message in k->error). */
 int khost__call_run(khost__call *k);
 
-/* After a finished call: the guards of output t and, for an arena, its gaps:
- * KHOST__E_GUARD naming the chunk a write outside every chunk follows. */
-int khost__call_check_bounds(const khost__call *k, int t, khost__err *err);
+/* After a finished call: the guards of output t and, for an arena, its gaps
+ * (KHOST__E_GUARD naming the chunk a write outside every chunk follows), then, when
+ * they are untouched, khost__call_read_output's copy of it into dst. */
+int khost__call_read_checked_output(const khost__call *k, int t, void *dst, khost__err *err);
 
 /* After a finished call: guards of outputs and inputs, gaps of arenas, input
  * hashes, pointer tables, and the outputs against d->ref. Fills stats; returns KHOST__OK, KHOST__E_GUARD or

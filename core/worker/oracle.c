@@ -15,8 +15,7 @@ static int take_outputs(khost__call *call, khost__err *err)
   khost__case_data *d = call->data;
   int rc = KHOST__OK;
   for (int t = 0; t < d->set.noutputs && rc == KHOST__OK; t++) {
-    rc = khost__call_check_bounds(call, t, err);
-    if (rc == KHOST__OK) rc = khost__call_read_output(call, t, d->ref[t], err);
+    rc = khost__call_read_checked_output(call, t, d->ref[t], err);
     /* Where the oracle wrote nothing, a kernel that writes nothing would match it. */
     size_t unwritten = rc == KHOST__OK ? khost__count_poison(&d->set.outputs[t], d->ref[t]) : 0;
     if (unwritten)
