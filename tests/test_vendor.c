@@ -181,6 +181,24 @@ Test(vendor, kv_flat_ops_are_a_batch_of_chunk_copies_flagged_not_capturable)
   }
 }
 
+/* A host before ABI 1.3 cannot read the flag and would capture the batch: declined
+ * there with the reason, accepted again by a host that can. */
+Test(vendor, kv_flat_ops_are_declined_by_a_host_that_cannot_read_the_flag)
+{
+  const khost_kv_dims dims = {3, 3, 2, 2, 4, 5};
+  khost_plugin_entry_fn entry = khost_test_entry(PLUGIN);
+  hand_call c;
+  hand_kv_call(&c, "kv_block_to_operational", KHOST_DEVICE_CUDA, BF16, &dims, KHOST_KV_NHD);
+  const khost_plugin *old = entry(KHOST_ABI_MAJOR, 2);
+  cr_assert_not_null(old, "a 1.2 host still loads the plugin");
+  const khost_kernel *k = khost_test_kernel(old, "kv_block_to_operational", KHOST_DEVICE_CUDA);
+  cr_expect_eq(k->supports(&c.in), KHOST_STATUS_UNSUPPORTED);
+  cr_expect(strstr(c.error, "this host (ABI 1.2) cannot read KHOST_KERNEL_NOT_CAPTURABLE"), "%s", c.error);
+  entry(KHOST_ABI_MAJOR, KHOST_ABI_MINOR);
+  int status = k->supports(&c.in);
+  cr_expect(status == KHOST_STATUS_OK || strstr(c.error, "needs 12.8"), "status %d: %s", status, c.error);
+}
+
 /* nb = 0 enqueues nothing: no batch of none, no CUDA call at all. */
 Test(vendor, kv_flat_ops_run_nothing_for_no_blocks)
 {

@@ -31,6 +31,16 @@
 /* The driver that first has cuMemcpyBatchAsync (cudaDriverGetVersion's number). */
 #define BATCH_DRIVER 12080
 
+/* The ABI minor that first has khost_kernel.flags. */
+#define FLAGS_MINOR 3
+
+static uint32_t host_minor = KHOST_ABI_MINOR;
+
+void khost__vendor_kv_set_host_minor(uint32_t minor)
+{
+  host_minor = minor;
+}
+
 /* What run() keeps between calls, grown to the largest call: the tables read back
  * (pinned, so the copy back is a DMA) and the batch's three arrays. */
 static struct {
@@ -83,12 +93,18 @@ static int open_call(const khost_input *in, khost__kv_call *call)
   return KHOST_STATUS_OK;
 }
 
-/* The checks, then a driver too old for cudaMemcpyBatchAsync declines (docs/VENDOR.md). */
+/* The checks, then a host that would capture the call (before ABI 1.3) or a driver too old for
+ * cudaMemcpyBatchAsync declines (docs/VENDOR.md). */
 int khost__vendor_kv_supports(const khost_input *in)
 {
   khost__kv_call call;
   int status = open_call(in, &call);
   if (status != KHOST_STATUS_OK) return status;
+  if (host_minor < FLAGS_MINOR)
+    return khost__input_fail(in, KHOST_STATUS_UNSUPPORTED,
+                             "this host (ABI 1.%u) cannot read KHOST_KERNEL_NOT_CAPTURABLE (ABI 1.%d) and "
+                             "would capture cudaMemcpyBatchAsync, which cannot be captured",
+                             (unsigned)host_minor, FLAGS_MINOR);
   int driver = 0;
   /* 0 where no driver is installed: then run() reports the device error. */
   if (cudaDriverGetVersion(&driver) == cudaSuccess && driver > 0 && driver < BATCH_DRIVER)

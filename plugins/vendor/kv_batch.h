@@ -12,6 +12,10 @@ int khost__vendor_kv_supports(const khost_input *in);
 int khost__vendor_kv_run(const khost_input *in);
 int khost__vendor_kv_describe(const khost_input *in, char *buf, size_t size);
 
+/* The host's ABI minor, from the plugin's entry: a host before 1.3 cannot read
+ * KHOST_KERNEL_NOT_CAPTURABLE, so it would capture the flat ops; supports() then declines them. */
+void khost__vendor_kv_set_host_minor(uint32_t host_minor);
+
 /* Releases the host buffers run() keeps between calls. For the plugin's fini. */
 void khost__vendor_kv_release(void);
 
