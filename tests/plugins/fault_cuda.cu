@@ -1,6 +1,8 @@
 /* Misbehaving CUDA plugins, one per GPU-specific fault, picked by
  * -DFAULT_<KIND> (tests/meson.build builds fault_cuda_<kind>.so from this
- * file). Each is a correct copy_transpose on the device with exactly one defect. */
+ * file). Each is a correct copy_transpose on the device with exactly one defect;
+ * host_wait's wait for its stream inside run() is a defect only without the
+ * KHOST_KERNEL_NOT_CAPTURABLE flag it carries, so it must pass. */
 #include <cuda_runtime.h>
 #include <stdio.h>
 
