@@ -88,13 +88,11 @@ static int plan_lane(lane *l, int k, const khost__options *o, const khost__suite
   l->o.device = d->ordinals[k];
   l->o.threads = khost__devices_lane_threads(o->threads, d->count);
   snprintf(l->suite.path, sizeof l->suite.path, "%s", suite->path);
-  /* The share is counted by khost__devices_lane_of too, not sized by what its rule
-   * gives today, so that the rule stays in one place: a rule that sent one lane more
-   * cases would otherwise write past these arrays. One more, as calloc(0) may be NULL. */
-  size_t share = 1;
-  for (int p = 0; p < suite->ncases; p++) share += khost__devices_lane_of(p, d->count) == k;
-  l->suite.cases = calloc(share, sizeof *l->suite.cases);
-  l->positions = calloc(share, sizeof *l->positions);
+  /* Room for every case, whatever share khost__devices_lane_of gives the lane, so
+   * that its rule stays in that one place; one more, as calloc(0) may be NULL. */
+  size_t room = (size_t)suite->ncases + 1;
+  l->suite.cases = calloc(room, sizeof *l->suite.cases);
+  l->positions = calloc(room, sizeof *l->positions);
   if (!l->suite.cases || !l->positions) return khost__errorf(err, KHOST__E_NOMEM, "out of memory");
   /* Each case's place is kept as it is picked, so that the lane rule is
    * khost__devices_lane_of alone, never inverted here. */
