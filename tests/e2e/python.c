@@ -1,7 +1,7 @@
 /* End to end, the python plugin (plugins/python, docs/PYTHON.md): the NumPy
  * fixture backend through the plugin on the CPU row ops, every Python failure
  * with the status and text a user sees, a libpython that cannot be found, and the
- * shipped torch backend, which runs where PyTorch is installed. */
+ * shipped torch and torch_compile backends, which run where PyTorch is installed. */
 #include "support.h"
 
 #include <stdio.h>
@@ -174,7 +174,7 @@ Test(python, a_missing_libpython_is_a_load_failure_naming_what_was_searched)
   free_outcome(&o);
 }
 
-/* The torch backend imports torch on first use, not when khost loads it: --list
+/* The torch backends import torch on first use, not when khost loads them: --list
  * (as every run) declares its kernels without the import of seconds. A package
  * named torch that logs its import stands in front of sys.path; python3
  * importing it first shows that the log would record an import. */
@@ -195,6 +195,7 @@ Test(python, listing_the_torch_backend_does_not_import_torch)
   KHOST_ENV(&o, ((const char *const[]){path_env, log_env, NULL}), "--list");
   cr_expect_eq(o.status, 0, "%s", o.err);
   cr_expect(strstr(o.out, "  torch "), "the torch backend is listed:\n%s", o.out);
+  cr_expect(strstr(o.out, "  torch_compile "), "the torch_compile backend is listed:\n%s", o.out);
   logged = slurp(log);
   cr_expect_null(logged, "khost --list imported torch: %s", logged);
   free(logged);
@@ -202,19 +203,46 @@ Test(python, listing_the_torch_backend_does_not_import_torch)
   free_outcome(&o);
 }
 
-/* The torch backend where PyTorch is installed: a row per CUDA kernel, which
- * passes on a GPU and is skipped with the reason without one. */
-Test(python, the_torch_backend_runs_where_pytorch_is_installed)
+/* Skips with the reason unless python3 has PyTorch and PyTorch sees a GPU: the
+ * torch backends' rows must then PASS. */
+static void need_torch_on_a_gpu(void)
 {
   need_plugin();
   if (system("python3 -c 'import torch' >/dev/null 2>&1") != 0)
     SKIP_TEST(
         "PyTorch is not installed for python3 here (a multi-GB install; the GPU machine's image has it)");
+  if (system("python3 -c 'import sys, torch; sys.exit(not torch.cuda.is_available())' >/dev/null 2>&1") != 0)
+    SKIP_TEST("PyTorch sees no GPU here (torch.cuda.is_available() is False)");
+}
+
+/* The torch backend on a GPU: every row op of the smoke suite PASSes. */
+Test(python, the_torch_backend_passes_on_a_gpu)
+{
+  need_torch_on_a_gpu();
   outcome o;
   KHOST(&o, "--backends", "torch", "--op", "copy_transpose,reduce_sum,softmax_online", FAST);
   summary s = read_summary(o.out);
   cr_expect_eq(s.failed + s.errored + s.crashed + s.timed_out, 0, "%s", o.out);
   table_row r = find_device_row(o.out, COPY_CASE, "torch", "cuda");
-  cr_expect(r.found, "%s", o.out);
+  cr_expect(r.found && !strcmp(r.status, "PASS"), "%s", o.out);
+  free_outcome(&o);
+}
+
+/* torch_compile on a GPU: one case of each row op, compiled in supports() (never
+ * timed), each row PASS with the compiled expression as its variant. */
+Test(python, the_torch_compile_backend_passes_on_a_gpu, .timeout = 300)
+{
+  static const char *const cases[] = {COPY_CASE, "reduce_sum_fp16_128x512", "softmax_online_fp32_64x100"};
+  need_torch_on_a_gpu();
+  outcome o;
+  KHOST_JSON(&o, "--backends", "torch_compile", "--case",
+             COPY_CASE ",reduce_sum_fp16_128x512,softmax_online_fp32_64x100", FAST);
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    json_t *row = json_row(report(&o), cases[i], "torch_compile");
+    cr_assert(row, "no torch_compile row for %s:\n%s", cases[i], o.out);
+    const char *status = json_text(row, "status"), *variant = json_text(row, "variant");
+    cr_expect(status && !strcmp(status, "PASS"), "%s: %s\n%s", cases[i], status, o.out);
+    cr_expect(variant && !strncmp(variant, "torch.compile(", 14), "%s: variant %s", cases[i], variant);
+  }
   free_outcome(&o);
 }

@@ -38,17 +38,16 @@ def _installed_version():
 
 
 _streams = {}
-_tables = {}
 
 
-def _stream(pointer):
+def stream_of(pointer):
     stream = _streams.get(pointer)
     if stream is None:
         stream = _streams[pointer] = torch.cuda.ExternalStream(pointer)
     return stream
 
 
-def _usable(inputs, outputs, params):
+def usable(inputs, outputs, params):
     missing = _import_torch()
     if missing:
         return missing
@@ -57,51 +56,59 @@ def _usable(inputs, outputs, params):
     return None
 
 
-def _on_stream(body):
-    """run() of a kernel whose work is body(inputs, outputs, params) on khost's stream."""
+def on_stream(body):
+    """run() of a kernel whose work is body(*input tensors, *output tensors), as
+    torch tensors, on khost's stream. fp8 and fp4 tensors come as their bytes
+    (uint8; Tensor.raw()), which every torch takes through DLPack."""
 
     def run(inputs, outputs, params, stream):
-        with torch.cuda.stream(_stream(stream)):
-            body(inputs, outputs, params)
+        with torch.cuda.stream(stream_of(stream)):
+            body(*tensors(inputs), *tensors(outputs))
 
     return run
 
 
-def _transpose(inputs, outputs, params):
-    torch.from_dlpack(outputs[0]).copy_(torch.from_dlpack(inputs[0]).t())
+def tensors(khost_tensors):
+    """khost's tensors as torch tensors on the same memory (no copy)."""
+    return [torch.from_dlpack(t.raw() if t.dtype in ("e4m3", "e2m1") else t) for t in khost_tensors]
 
 
-def _row_sum(inputs, outputs, params):
-    torch.sum(torch.from_dlpack(inputs[0]), 1, out=torch.from_dlpack(outputs[0]))
+def transpose(x, out):
+    out.copy_(x.t())
 
 
-def _softmax(inputs, outputs, params):
-    torch.ops.aten._softmax.out(torch.from_dlpack(inputs[0]), 1, False, out=torch.from_dlpack(outputs[0]))
+def row_sum(x, out):
+    torch.sum(x, 1, out=out)
 
 
-# fp4 e2m1 codes 0..15 by value (FORMATS.md): sign in bit 3.
-_E2M1 = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, -0.0, -0.5, -1.0, -1.5, -2.0, -3.0, -4.0, -6.0]
+def softmax(x, out):
+    torch.ops.aten._softmax.out(x, 1, False, out=out)
 
 
-def _e2m1_table(device):
-    table = _tables.get(device)
-    if table is None:
-        table = _tables[device] = torch.tensor(_E2M1, dtype=torch.float32, device=device)
-    return table
+def _e2m1(codes):
+    """fp4 e2m1 codes (FORMATS.md) to fp32: the sign in bit 3, two exponent bits
+    (bias 1, 0 subnormal), one mantissa bit. Arithmetic, not a table lookup, so
+    that torch.compile makes one elementwise kernel of it."""
+    exponent = (codes >> 1) & 3
+    mantissa = (codes & 1).float()
+    magnitude = torch.where(exponent == 0, 0.5 * mantissa, (1 + 0.5 * mantissa) * torch.exp2(exponent.float() - 1))
+    return torch.where((codes & 8) != 0, -magnitude, magnitude)
 
 
 def _dequantize(packed, scales):
-    """Packed e2m1 bytes [..., k/2] and e4m3 scales [..., k/16] (bytes) to fp32 [..., k]."""
-    table = _e2m1_table(packed.device)
-    values = torch.stack((table[(packed & 15).long()], table[(packed >> 4).long()]), -1).flatten(-2)
+    """Packed e2m1 bytes [..., k/2] (low nibble first) and e4m3 scales [..., k/16] (bytes) to fp32 [..., k]."""
+    values = torch.stack((_e2m1(packed & 15), _e2m1(packed >> 4)), -1).flatten(-2)
     return values * scales.view(torch.float8_e4m3fn).float().repeat_interleave(16, -1)
 
 
-def _gemv(inputs, outputs, params):
-    """Dequantize, then an fp32 matmul: the whole of it is the call khost times."""
-    a, v, sfa, sfv = (torch.from_dlpack(t.raw()) for t in inputs[:4])
-    product = torch.matmul(_dequantize(a, sfa), _dequantize(v, sfv).unsqueeze(-1)).squeeze(-1)
-    torch.from_dlpack(outputs[0]).copy_(product)
+def gemv_product(a, v, sfa, sfv):
+    """c of nvfp4_gemv in fp32: both sides dequantized, then an fp32 matmul."""
+    return torch.matmul(_dequantize(a, sfa), _dequantize(v, sfv).unsqueeze(-1)).squeeze(-1)
+
+
+def gemv(a, v, sfa, sfv, sfa_swizzled, sfv_swizzled, c):
+    """The whole of it, the copy into c included, is the call khost times."""
+    c.copy_(gemv_product(a, v, sfa, sfv))
 
 
 # fp8_block_gemm through torch._scaled_mm with block-wise scales (1x128 for a,
@@ -111,43 +118,46 @@ def _gemv(inputs, outputs, params):
 _layouts = {}
 
 
-def _gemm_operands(inputs):
-    a, b = (torch.from_dlpack(t.raw()).view(torch.float8_e4m3fn) for t in inputs[:2])
-    sa, sb, sa_t, sb_t = (torch.from_dlpack(t) for t in inputs[2:6])
-    scales_a = {"sa": sa, "sa_t.t()": sa_t.t()}
-    scales_b = {"sb": sb, "sb_t": sb_t, "sb.t()": sb.t(), "sb_t.t()": sb_t.t()}
-    return a, b, scales_a, scales_b
+def _gemm_key(a, b):
+    return tuple(a.shape), tuple(b.shape)
 
 
-def _scaled(a, b, scale_a, scale_b):
-    return torch._scaled_mm(a, b.t(), scale_a=scale_a, scale_b=scale_b, out_dtype=torch.bfloat16)
+def _gemm_scales(sa, sb, sa_t, sb_t):
+    """The layouts torch._scaled_mm may take block-wise scales in, by name."""
+    return {"sa": sa, "sa_t.t()": sa_t.t()}, {"sb": sb, "sb_t": sb_t, "sb.t()": sb.t(), "sb_t.t()": sb_t.t()}
+
+
+def _scaled(a, b, scale_a, scale_b, out=None):
+    """a and b as their bytes; out None: a new bf16 tensor."""
+    e4m3 = torch.float8_e4m3fn
+    return torch._scaled_mm(a.view(e4m3), b.view(e4m3).t(), scale_a=scale_a, scale_b=scale_b,
+                            out_dtype=torch.bfloat16, out=out)
 
 
 def _dequantized_product(a, b, sa, sb, params):
-    k = params["k"]
-    da = a.float() * sa.repeat_interleave(params["qm"], 0)[: a.shape[0]].repeat_interleave(params["qk"], 1)[:, :k]
-    db = b.float() * sb.repeat_interleave(params["qn"], 0)[: b.shape[0]].repeat_interleave(params["qk"], 1)[:, :k]
-    return da @ db.t()
+    def dequantized(x, scales, q):
+        rows = scales.repeat_interleave(q, 0)[: x.shape[0]]
+        return x.view(torch.float8_e4m3fn).float() * rows.repeat_interleave(params["qk"], 1)[:, : params["k"]]
 
-
-def _gemm_key(params):
-    return tuple(sorted(params.items()))
+    return dequantized(a, sa, params["qm"]) @ dequantized(b, sb, params["qn"]).t()
 
 
 def _gemm_supports(inputs, outputs, params):
-    reason = _usable(inputs, outputs, params)
+    reason = usable(inputs, outputs, params)
     if reason:
         return reason
     if not hasattr(torch, "_scaled_mm"):
         return f"torch {torch.__version__} has no torch._scaled_mm"
     if (params["qm"], params["qn"], params["qk"]) != (1, 128, 128):
         return "torch._scaled_mm scales blocks of 1x128 (a) and 128x128 (b) only"
-    key = _gemm_key(params)
+    a, b, sa, sb, sa_t, sb_t = tensors(inputs)
+    key = _gemm_key(a, b)
     if key in _layouts:
         return None
-    a, b, scales_a, scales_b = _gemm_operands(inputs)
-    want = _dequantized_product(a, b, scales_a["sa"], scales_b["sb"], params)
+    torch.cuda.synchronize()  # khost's stream wrote the inputs; this reads them on torch's
+    want = _dequantized_product(a, b, sa, sb, params)
     last = "no scale layout tried"
+    scales_a, scales_b = _gemm_scales(sa, sb, sa_t, sb_t)
     for name_a, scale_a in scales_a.items():
         for name_b, scale_b in scales_b.items():
             try:
@@ -162,24 +172,23 @@ def _gemm_supports(inputs, outputs, params):
     return f"torch {torch.__version__}: torch._scaled_mm takes no block-wise scales here ({last})"
 
 
-def _gemm(inputs, outputs, params):
-    name_a, name_b = _layouts[_gemm_key(params)]
-    a, b, scales_a, scales_b = _gemm_operands(inputs)
-    torch._scaled_mm(a, b.t(), scale_a=scales_a[name_a], scale_b=scales_b[name_b], out_dtype=torch.bfloat16,
-                     out=torch.from_dlpack(outputs[0]))
+def gemm(a, b, sa, sb, sa_t, sb_t, out):
+    name_a, name_b = _layouts[_gemm_key(a, b)]
+    scales_a, scales_b = _gemm_scales(sa, sb, sa_t, sb_t)
+    _scaled(a, b, scales_a[name_a], scales_b[name_b], out=out)
 
 
 def _describe_gemm(inputs, outputs, params):
-    name_a, name_b = _layouts.get(_gemm_key(params), ("?", "?"))
+    name_a, name_b = _layouts.get(_gemm_key(*inputs[:2]), ("?", "?"))
     return f"torch._scaled_mm({name_a}, {name_b})"
 
 
-def _named(text):
+def named(text):
     return lambda inputs, outputs, params: text
 
 
-def _kernel(op, body, describe, supports=_usable):
-    return {"op": op, "device": "cuda", "run": _on_stream(body), "supports": supports, "describe": describe}
+def _kernel(op, body, describe, supports=usable):
+    return {"op": op, "device": "cuda", "run": on_stream(body), "supports": supports, "describe": describe}
 
 
 KHOST_BACKEND = {
@@ -187,10 +196,10 @@ KHOST_BACKEND = {
     "version": _installed_version(),
     "description": "PyTorch eager",
     "kernels": [
-        _kernel("copy_transpose", _transpose, _named("out.copy_(x.t())")),
-        _kernel("reduce_sum", _row_sum, _named("torch.sum(x, 1, out=out)")),
-        _kernel("softmax_online", _softmax, _named("aten._softmax.out(x, 1)")),
-        _kernel("nvfp4_gemv", _gemv, _named("dequantize + fp32 matmul")),
-        _kernel("fp8_block_gemm", _gemm, _describe_gemm, _gemm_supports),
+        _kernel("copy_transpose", transpose, named("out.copy_(x.t())")),
+        _kernel("reduce_sum", row_sum, named("torch.sum(x, 1, out=out)")),
+        _kernel("softmax_online", softmax, named("aten._softmax.out(x, 1)")),
+        _kernel("nvfp4_gemv", gemv, named("dequantize + fp32 matmul")),
+        _kernel("fp8_block_gemm", gemm, _describe_gemm, _gemm_supports),
     ],
 }
