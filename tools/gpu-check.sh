@@ -23,6 +23,10 @@ export KHOST_SUITE_PATH="$root/suites" KHOST_PLUGIN_PATH=""
 export LD_LIBRARY_PATH="$build/gpu-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 summary=()
 failed=0
+# The python plugin's tests (the torch backends on the GPU among them) skip unless it is named, as
+# tests/meson.build names it where it was built.
+python_plugin=""
+[ -f "$build/plugins/python/python.so" ] && python_plugin="$build/plugins/python/python.so"
 
 # step NAME EXPECTED_EXIT COMMAND...: runs, logs to $out/NAME.log, records the outcome.
 step() {
@@ -51,6 +55,7 @@ run_test() {
     KHOST_REFERENCE_PLUGIN="$build/plugins/reference/reference.so" \
     KHOST_TRITON_AOT_PLUGIN="$build/plugins/triton_aot/triton_aot.so" \
     KHOST_CUTE_PLUGIN="$build/plugins/cute/cute.so" KHOST_VENDOR_PLUGIN="$build/plugins/vendor/vendor.so" \
+    KHOST_PYTHON_PLUGIN="$python_plugin" KHOST_TEST_PYTHON="$(command -v python3)" \
     KHOST_CUDA_LIBDIR=/usr/local/cuda/lib64 "$t" --verbose=0 "$@"
 }
 

@@ -228,15 +228,23 @@ Test(python, the_torch_backend_passes_on_a_gpu)
   free_outcome(&o);
 }
 
-/* torch_compile on a GPU: one case of each row op, compiled in supports() (never
- * timed), each row PASS with the compiled expression as its variant. */
+/* torch_compile on a GPU: declined unless KHOST_TORCH_COMPILE=1 asks for it; then one
+ * case of each row op, compiled in supports() (never timed), each row PASS with the
+ * compiled expression as its variant. */
 Test(python, the_torch_compile_backend_passes_on_a_gpu, .timeout = 300)
 {
   static const char *const cases[] = {COPY_CASE, "reduce_sum_fp16_128x512", "softmax_online_fp32_64x100"};
   need_torch_on_a_gpu();
   outcome o;
-  KHOST_JSON(&o, "--backends", "torch_compile", "--case",
-             COPY_CASE ",reduce_sum_fp16_128x512,softmax_online_fp32_64x100", FAST);
+  KHOST(&o, "--backends", "torch_compile", "--case", COPY_CASE, FAST);
+  table_row declined = find_device_row(o.out, COPY_CASE, "torch_compile", "cuda");
+  cr_expect(declined.found && !strcmp(declined.status, "SKIP") &&
+                strstr(declined.details, "KHOST_TORCH_COMPILE=1"),
+            "without KHOST_TORCH_COMPILE=1 the row is declined, saying how to ask for it:\n%s", o.out);
+  free_outcome(&o);
+  KHOST_ENV(&o, ((const char *const[]){"KHOST_TORCH_COMPILE=1", NULL}), "--backends", "torch_compile",
+            "--case", COPY_CASE ",reduce_sum_fp16_128x512,softmax_online_fp32_64x100", FAST, "--json",
+            report_path());
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     json_t *row = json_row(report(&o), cases[i], "torch_compile");
     cr_assert(row, "no torch_compile row for %s:\n%s", cases[i], o.out);
