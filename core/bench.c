@@ -56,7 +56,8 @@ double khost__samples_noise_pct(const khost__samples *s)
 
 int khost__samples_done(const khost__samples *s, const khost__options *o)
 {
-  if (s->n + s->throttled >= 1 && s->spent_s >= o->max_time_s) return 1;
+  /* The budget is the row's whole: a warm-up of slow calls leaves less for samples. */
+  if (s->n + s->throttled >= 1 && s->warmup_s + s->spent_s >= o->max_time_s) return 1;
   /* nvbench's rule: a minimum time as well as a minimum count, so that a short
    * kernel's median rests on many samples, not on the first ten quiet ones. */
   return s->n >= o->min_samples && s->spent_s >= o->min_time_s &&

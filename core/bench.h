@@ -13,8 +13,10 @@ typedef struct khost__samples {
   double *v;
   double *sm_mhz; /* the SM clock each sample ran at; 0 where unknown (CPU kernels) */
   int n, cap;
-  int throttled;           /* samples discarded because the SM clock ran under the --throttle floor */
-  double spent_s;          /* wall time spent sampling, flushes and throttle pauses included */
+  int throttled;   /* samples discarded because the SM clock ran under the --throttle floor */
+  double spent_s;  /* wall time spent sampling: each sample's whole cost (its inputs varied, outputs
+                    * poisoned, the flush, the call, its check) and throttle pauses */
+  double warmup_s; /* wall time of the warm-up, its calls varied and checked: against --max-time only */
   double sum, sum_squares; /* running, so the stopping rule costs O(1) per sample */
 } khost__samples;
 
@@ -34,8 +36,8 @@ double khost__sorted_median(double *values, int n);
 double khost__samples_noise_pct(const khost__samples *s);
 
 /* 1 when sampling may stop: n >= min_samples, spent_s >= min_time_s and noise
- * <= max_noise_pct, or spent_s >= max_time_s (with at least one sample taken,
- * kept or discarded as throttled). */
+ * <= max_noise_pct, or warmup_s + spent_s >= max_time_s (with at least one
+ * sample taken, kept or discarded as throttled). */
 int khost__samples_done(const khost__samples *s, const khost__options *o);
 
 /* Median, mean, min, max, standard deviation, noise, the median and lowest SM

@@ -7,6 +7,7 @@
 #include "check.h"
 #include "cuda.h"
 #include "fork_guard.h"
+#include "nvtx.h"
 #include "loader.h"
 #include "memory.h"
 
@@ -255,8 +256,10 @@ int khost__call_poison(khost__call *k, khost__err *err)
 int khost__call_run(khost__call *k)
 {
   k->error[0] = '\0';
+  khost__nvtx_call_begin();
   int rc = k->kernel->run(&k->view.input);
   khost__fork_guard_check();
+  khost__nvtx_call_end();
   plugin_message(k);
   return rc;
 }

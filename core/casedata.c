@@ -16,6 +16,7 @@ const khost__tensor_spec *khost__case_data_tensor(const khost__case_data *d, int
 static void describe(khost__case_data *d)
 {
   const khost__op *op = d->c->op;
+  op->vary(d->c, &d->vary);
   d->nparams = 0;
   for (int i = 0; i < op->nparams; i++) {
     if (op->params[i].kind == KHOST__PARAM_DTYPE) continue;
@@ -39,15 +40,14 @@ static void describe(khost__case_data *d)
 }
 
 /* The host memory the case's own data takes: each input twice (generated, and
- * the guarded copy kernels read; an arena's elements once more while they are
- * placed), each reference output and its error bounds. */
+ * the guarded copy kernels read; an arena's elements once more, kept packed for
+ * the timed calls' variations), each reference output and its error bounds. */
 static size_t host_bytes(const khost__op *op, const khost__tensor_set *set)
 {
   size_t bytes = 0;
   for (int t = 0; t < set->ninputs; t++)
-    bytes +=
-        2 * (khost__tensor_storage_bytes(&set->inputs[t]) + KHOST__GUARD_BYTES) +
-        (set->inputs[t].chunk_dims ? set->inputs[t].nbytes : 0); /* an arena's elements, generated packed */
+    bytes += 2 * (khost__tensor_storage_bytes(&set->inputs[t]) + KHOST__GUARD_BYTES) +
+             (set->inputs[t].chunk_dims ? set->inputs[t].nbytes : 0); /* an arena's elements, packed */
   for (int t = 0; t < set->noutputs; t++)
     bytes += set->outputs[t].nbytes +
              (op->error_bound ? khost__tensor_elements(&set->outputs[t]) * sizeof(float) : 0);
@@ -83,11 +83,10 @@ static int generate_input(khost__case_data *d, int t, khost__err *err)
     d->c->op->generate(d->c, d->seed, t, d->pristine[t]);
     return KHOST__OK;
   }
-  void *packed = malloc(s->nbytes ? s->nbytes : 1);
-  if (!packed) return khost__errorf(err, KHOST__E_NOMEM, "out of memory generating input %s", s->name);
-  d->c->op->generate(d->c, d->seed, t, packed);
-  khost__arena_scatter(&d->arena[t], packed, d->pristine[t]);
-  free(packed);
+  if (!d->elements[t] && !(d->elements[t] = malloc(s->nbytes ? s->nbytes : 1)))
+    return khost__errorf(err, KHOST__E_NOMEM, "out of memory generating input %s", s->name);
+  d->c->op->generate(d->c, d->seed, t, d->elements[t]);
+  khost__arena_scatter(&d->arena[t], d->elements[t], d->pristine[t]);
   return KHOST__OK;
 }
 
@@ -230,6 +229,7 @@ int khost__case_data_check_inputs(const khost__case_data *d, int device_type, kh
 int khost__case_data_reseed(khost__case_data *d, uint64_t seed, khost__err *err)
 {
   d->seed = seed;
+  d->originals_ready = 0;
   for (int t = 0; t < d->set.ninputs; t++) {
     int rc = generate_input(d, t, err);
     if (rc != KHOST__OK) return rc;
@@ -257,8 +257,12 @@ void khost__case_data_free(khost__case_data *d)
 {
   for (int t = 0; t < KHOST__MAX_TENSORS; t++) {
     free(d->pristine[t]);
+    free(d->elements[t]);
     khost__buffer_free(&d->in[1][t]);
     khost__buffer_free(&d->in[0][t]);
+    khost__buffer_free(&d->original_in[t]);
+    khost__buffer_free(&d->original_ref[t]);
+    khost__buffer_free(&d->original_bound[t]);
     free(d->ref[t]);
     free(d->bound[t]);
   }

@@ -93,6 +93,8 @@ typedef struct khost__tensor_set {
   khost__tensor_spec outputs[KHOST__MAX_TENSORS];
 } khost__tensor_set;
 
+struct khost__variation;
+
 /* One op. Static; listed in core/ops/meson.build. Every function is pure. */
 typedef struct khost__op {
   const char *name;
@@ -110,6 +112,9 @@ typedef struct khost__op {
   double (*bytes)(const khost__case *c); /* fewest bytes a kernel must move */
   /* Default tolerances for this case (the reason is documented in the op's file). */
   void (*tolerance)(const khost__case *c, double *atol, double *rtol);
+  /* How each timed call's inputs differ from every earlier call's, with the
+   * outputs known exactly (core/variation.h): fills *out for the case's tensors. */
+  void (*vary)(const khost__case *c, struct khost__variation *out);
   /* Optional (NULL for none): the part of the error model that depends on the data,
    * not on |ref|. Fills bound[e] for every element e of output `output` with the
    * error element e may carry on top of atol + rtol * |ref|, for the generated
@@ -117,6 +122,10 @@ typedef struct khost__op {
    * input set, beside the oracle; the check adds bound[e] unless atol and rtol are
    * both 0 (bit-exact). */
   int (*error_bound)(const khost__case *c, const void *const *inputs, int output, float *bound);
+  /* Optional (NULL for none): the matrix peak (a khost__peak_type, core/matrix_peak.h)
+   * whose rate bounds the case's FLOPs, for ops whose FLOPs are tensor-core work;
+   * their speed of light is the slower of their bytes and their FLOPs at that peak. */
+  int (*matrix_peak)(const khost__case *c);
 } khost__op;
 
 /* All ops, NULL-terminated. Static. */

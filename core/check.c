@@ -55,6 +55,23 @@ static void note_mismatch(const khost__tensor_spec *spec, khost__check_stats *s,
   khost__format_coords(spec, i, m->where, sizeof m->where);
 }
 
+/* Element i of got against ref: wrong when unwritten (*unwritten set) or, with
+ * no tolerance, when its bits differ (bit-exact: -0 is not +0, and a NaN keeps
+ * its payload), else by mismatch(). Poison is NaN, so an unwritten element
+ * would match a NaN reference under tolerances; the oracle never leaves the
+ * pattern (worker.c), so no correct element holds it. */
+static int element_wrong(khost__dtype_id dtype, size_t element_bytes, const void *got, const void *ref,
+                         size_t i, double atol, double rtol, const float *bound, int *unwritten)
+{
+  *unwritten = is_poison(element_bytes, got, i);
+  if (*unwritten) return 1;
+  if (atol == 0 && rtol == 0)
+    return memcmp((const char *)got + i * element_bytes, (const char *)ref + i * element_bytes,
+                  element_bytes) != 0;
+  return mismatch(khost__dtype_value(dtype, got, i), khost__dtype_value(dtype, ref, i), atol, rtol,
+                  bound ? bound[i] : 0.0);
+}
+
 void khost__check_output(const khost__tensor_spec *spec, const void *got, const void *ref, double atol,
                          double rtol, const float *bound, khost__check_stats *s)
 {
@@ -62,19 +79,12 @@ void khost__check_output(const khost__tensor_spec *spec, const void *got, const 
   size_t n = khost__tensor_elements(spec);
   size_t element_bytes = khost__dtype_bits(spec->dtype) / 8;
   double sum_abs = 0;
-  /* No tolerance means bit-exact: -0 is not +0, and a NaN keeps its payload. */
-  int exact = atol == 0 && rtol == 0;
   for (size_t i = 0; i < n; i++) {
     double g = khost__dtype_value(spec->dtype, got, i);
     double r = khost__dtype_value(spec->dtype, ref, i);
-    /* Poison is NaN, so an unwritten element would match a NaN reference
-     * under tolerances; the oracle never leaves the pattern (worker.c), so no
-     * correct element holds it. */
-    int unwritten = is_poison(element_bytes, got, i);
+    int unwritten,
+        wrong = element_wrong(spec->dtype, element_bytes, got, ref, i, atol, rtol, bound, &unwritten);
     s->unwritten += (uint64_t)unwritten;
-    int wrong = unwritten || (exact ? memcmp((const char *)got + i * element_bytes,
-                                             (const char *)ref + i * element_bytes, element_bytes) != 0
-                                    : mismatch(g, r, atol, rtol, bound ? bound[i] : 0.0));
     if (wrong) note_mismatch(spec, s, i, g, r);
     if (isfinite(g) && isfinite(r)) {
       double abs_err = fabs(g - r);
@@ -86,6 +96,20 @@ void khost__check_output(const khost__tensor_spec *spec, const void *got, const 
   }
   s->count = n;
   s->mean_abs = n ? sum_abs / (double)n : 0;
+}
+
+int khost__check_passes(khost__dtype_id dtype, const void *got, const void *ref, size_t n, double atol,
+                        double rtol, const float *bound)
+{
+  size_t element_bytes = khost__dtype_bits(dtype) / 8;
+  /* The usual case, a right answer bit for bit, at the speed of memcmp; the
+   * reference holds no poison, so equal bytes are written bytes. */
+  if (memcmp(got, ref, n * element_bytes) == 0) return 1;
+  for (size_t i = 0; i < n; i++) {
+    int unwritten;
+    if (element_wrong(dtype, element_bytes, got, ref, i, atol, rtol, bound, &unwritten)) return 0;
+  }
+  return 1;
 }
 
 size_t khost__count_poison(const khost__tensor_spec *spec, const void *data)

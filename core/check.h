@@ -16,6 +16,12 @@
 void khost__check_output(const khost__tensor_spec *spec, const void *got, const void *ref, double atol,
                          double rtol, const float *bound, khost__check_stats *stats);
 
+/* 1 when each of the n elements of got passes against ref (dtype, host copies;
+ * bound as for khost__check_output) by khost__check_output's rule, 0 at the
+ * first that does not: a yes or no with no statistics, for the check of every timed call. */
+int khost__check_passes(khost__dtype_id dtype, const void *got, const void *ref, size_t n, double atol,
+                        double rtol, const float *bound);
+
 /* Elements of data (spec->nbytes, host) that still hold the poison pattern. */
 size_t khost__count_poison(const khost__tensor_spec *spec, const void *data);
 

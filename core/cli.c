@@ -36,6 +36,7 @@ enum {
   OPT_THREADS,
   OPT_WARMUP,
   OPT_NO_BLOCKING,
+  OPT_TIMER,
   OPT_MIN_TIME,
   OPT_MIN_SAMPLES,
   OPT_MAX_NOISE,
@@ -92,6 +93,9 @@ static const flag flags[] = {
     {{"no-blocking-kernel", 0, 0, OPT_NO_BLOCKING},
      NULL,
      "GPU: do not hold the stream while queueing timed calls (for ncu; launch gaps are then timed)"},
+    {{"timer", 1, 0, OPT_TIMER},
+     "NAME",
+     "GPU: what times a call: events (CUDA events around it) or cupti (its kernels' span) (events)"},
     {{"device", 1, 0, OPT_DEVICE}, "N", "CUDA device ordinal (0)"},
     {{"devices", 1, 0, OPT_DEVICES}, "LIST|all", "spread the cases over these GPUs at once (0,1,3)"},
     {{"shard", 1, 0, OPT_SHARD},
@@ -137,7 +141,8 @@ void khost__cli_usage(FILE *out)
     fprintf(out, "  %-26s %s\n", left, flags[i].help);
   }
   fprintf(out, "\nExit status: 0 all passed or skipped with a reason, 1 a result failed or errored,\n"
-               "2 usage or configuration error. Environment: KHOST_PLUGIN_PATH, KHOST_SUITE_PATH.\n"
+               "2 usage or configuration error. Environment: KHOST_PLUGIN_PATH, KHOST_SUITE_PATH,\n"
+               "KHOST_CUPTI_LIBRARY.\n"
                "\nReports read back (each with --help): khost report RUN.json [BASE.json] -o FILE,\n"
                "khost compare RUN.json BASE.json, khost merge SHARD.json ... [--json FILE] [--csv FILE].\n");
 }
@@ -212,6 +217,14 @@ static int take_list(const char *flag_name, const char *value, const char **fiel
   return khost__list_check(flag_name, value, err);
 }
 
+static int parse_timer(const char *v, khost__options *o, khost__err *err)
+{
+  const khost__timer_kind kinds[] = {KHOST__TIMER_EVENTS, KHOST__TIMER_CUPTI};
+  for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+    if (strcmp(v, khost__timer_name(kinds[i])) == 0) return o->timer = kinds[i], KHOST__OK;
+  return khost__errorf(err, KHOST__E_CONFIG, "--timer takes events or cupti, got '%s'", v);
+}
+
 /* NAME[:DEV]: NAME is held as a list item is. */
 static int take_baseline(const char *value, khost__options *o, khost__err *err)
 {
@@ -240,6 +253,7 @@ static int apply(int id, const char *v, khost__options *o, khost__err *err)
   case OPT_GRAPH: return parse_int("graph", v, 0, 100000, &o->graph_calls, err);
   case OPT_NO_ISOLATE: o->no_isolate = 1; break;
   case OPT_NO_BLOCKING: o->no_blocking_kernel = 1; break;
+  case OPT_TIMER: return parse_timer(v, o, err);
   case OPT_DEVICE:
     o->device_given = 1;
     return parse_int("device", v, 0, KHOST__DEVICE_ORDINAL_MAX, &o->device, err);

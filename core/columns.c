@@ -120,6 +120,8 @@ READ(row_peak_fraction, if_positive, derived.peak_fraction)
 READ(row_speedup, if_positive, derived.speedup)
 READ(row_is_baseline, flag, derived.is_baseline)
 READ(row_case_index, count, id.case_index)
+READ(row_sol, if_positive, measured.sol_s)
+READ(row_sol_fraction, if_positive, derived.sol_fraction)
 
 /* The same for a name that may be missing: none (JSON null), not an empty one. */
 #define READ_NAME(fn, field)                                                                                 \
@@ -135,6 +137,9 @@ READ(row_case_index, count, id.case_index)
 READ_NAME(row_variant, measured.variant)
 READ_NAME(row_device_name, id.device_name)
 READ_NAME(row_device_uuid, id.device_uuid)
+/* A row blamed by the parent, or read from a report older than --timer, names no timer. */
+READ_NAME(row_timer, measured.timer)
+READ_NAME(row_sol_kernel, measured.sol_kernel)
 READ(row_device_ordinal, count, id.device_ordinal)
 
 static int row_status(const khost__row *r, khost__value *v)
@@ -166,7 +171,8 @@ static void row_first_mismatches_store(khost__row *r, const khost__value *v)
 }
 
 /* The order of a row's JSON object. CSV places only grow: the columns added since
- * the first layout (variant, the clock columns) went to the end of the line. */
+ * the first layout (variant, the clock columns, the devices, the timer and the
+ * speed of light) went to the end of the line, before the run's `finished`. */
 const khost__column khost__columns[] = {
     {.name = "case", .read = row_case, .store = row_case_store, .json = "case", .csv = {"case", 1}},
     {.name = "op", .read = row_op, .store = row_op_store, .json = "op", .csv = {"op", 2}},
@@ -188,7 +194,7 @@ const khost__column khost__columns[] = {
      .store = row_variant_store,
      .json = "variant",
      .csv = {"variant", 30},
-     .table = {"variant", 15},
+     .table = {"variant", 16},
      .show = KHOST__SHOW_IF_ANY},
     {.name = "status",
      .read = row_status,
@@ -321,6 +327,12 @@ const khost__column khost__columns[] = {
      .json = "time.noise_pct",
      .csv = {"noise_pct", 22},
      .table = {"noise", 9}},
+    {.name = "timer",
+     .needs = KHOST__NEEDS_TIMING,
+     .read = row_timer,
+     .store = row_timer_store,
+     .json = "time.timer",
+     .csv = {"timer", 38}},
     {.name = "sm_mhz",
      .format = KHOST__FORMAT_MHZ,
      .needs = KHOST__NEEDS_TIMING,
@@ -386,13 +398,32 @@ const khost__column khost__columns[] = {
      .csv = {"peak_fraction", 27},
      .table = {"%peak", 13},
      .show = KHOST__SHOW_IF_PEAK},
+    {.name = "sol_s",
+     .format = KHOST__FORMAT_SECONDS,
+     .read = row_sol,
+     .store = row_sol_store,
+     .json = "sol_s",
+     .csv = {"sol_s", 39}},
+    {.name = "sol_kernel",
+     .read = row_sol_kernel,
+     .store = row_sol_kernel_store,
+     .json = "sol_kernel",
+     .csv = {"sol_kernel", 41}},
+    {.name = "sol_fraction",
+     .format = KHOST__FORMAT_FRACTION,
+     .read = row_sol_fraction,
+     .store = row_sol_fraction_store,
+     .json = "sol_fraction",
+     .csv = {"sol_fraction", 40},
+     .table = {"%sol", 14},
+     .show = KHOST__SHOW_IF_ANY},
     {.name = "speedup",
      .format = KHOST__FORMAT_RATIO,
      .read = row_speedup,
      .store = row_speedup_store,
      .json = "speedup",
      .csv = {"speedup", 28},
-     .table = {"speedup", 14}},
+     .table = {"speedup", 15}},
     {.name = "is_baseline",
      .format = KHOST__FORMAT_FLAG,
      .read = row_is_baseline,

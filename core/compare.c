@@ -75,6 +75,13 @@ static void note_changes(khost__compared *c)
   if (was[0] && now[0] && strcmp(was, now) != 0) c->base_variant = was, c->run_variant = now;
   if (mhz_was != 0 && mhz_now != 0 && fabs(mhz_now - mhz_was) > 0.01 * mhz_was)
     c->base_mhz = mhz_was, c->run_mhz = mhz_now;
+  /* Events and CUPTI time different spans of one call: a difference between them is not the code's. */
+  const char *timer_was = khost__report_text(c->base_row, "time.timer"),
+             *timer_now = khost__report_text(c->run_row, "time.timer");
+  if (timer_was[0] && timer_now[0] && strcmp(timer_was, timer_now) != 0)
+    c->base_timer = timer_was, c->run_timer = timer_now;
+  c->base_sol = number_or_zero(c->base_row, "sol_fraction");
+  c->run_sol = number_or_zero(c->run_row, "sol_fraction");
 }
 
 /* Compares one key's rows into out->rows when both were timed and long enough. */

@@ -31,6 +31,8 @@ typedef struct khost__compared {
   int beyond_tolerance;                   /* |diff_pct| > tolerance, whatever the noise */
   const char *base_variant, *run_variant; /* both set only when the kernel named two variants */
   double base_mhz, run_mhz;               /* both set (not 0) only when the SM clock moved by over 1% */
+  const char *base_timer, *run_timer;     /* both set only when another timer made each median */
+  double base_sol, run_sol;               /* each run's sol_fraction (%sol), 0 when it has none */
 } khost__compared;
 
 /* A row that passed in the base run and, in the other, did not pass or is missing. */

@@ -1,5 +1,7 @@
 #include "compare_text.h"
 
+#include <stdio.h>
+
 /* The columns of a line: identity, then numbers. */
 #define CASE_WIDTH    36
 #define BACKEND_WIDTH 12
@@ -34,13 +36,28 @@ static void print_key(FILE *out, const khost__row_key *k)
   padded(out, k->device, DEVICE_WIDTH);
 }
 
+/* A %sol as the table writes it, "-" for none. */
+static void sol_text(char *buf, size_t n, double fraction)
+{
+  if (fraction > 0)
+    snprintf(buf, n, "%.1f%%", 100 * fraction);
+  else
+    snprintf(buf, n, "-");
+}
+
 static void print_compared(FILE *out, const khost__compared *c)
 {
+  char was[16], now[16];
+  sol_text(was, sizeof was, c->base_sol);
+  sol_text(now, sizeof now, c->run_sol);
   print_key(out, &c->key);
   fprintf(out, "%9.2fu %9.2fu %+8.2f  %s", c->base_s * 1e6, c->run_s * 1e6, c->diff_pct,
           khost__verdict_name(c->verdict));
+  /* Last, as a note: readers of the columns before it keep their places. */
+  if (c->base_sol > 0 || c->run_sol > 0) fprintf(out, " (%%sol %s -> %s)", was, now);
   if (c->base_variant) fprintf(out, " (variant %s -> %s)", c->base_variant, c->run_variant);
   if (c->base_mhz != 0) fprintf(out, " (SM clock %.0f -> %.0f MHz)", c->base_mhz, c->run_mhz);
+  if (c->base_timer) fprintf(out, " (timer %s -> %s)", c->base_timer, c->run_timer);
   fputc('\n', out);
 }
 

@@ -11,6 +11,7 @@
 
 #include "bench.h"
 #include "cuda_kernels.h"
+#include "cupti_timer.h"
 #include "khost/plugin.h"
 
 /* How long the blocker holds the stream while the host queues a sample's calls. */
@@ -41,6 +42,8 @@ static struct {
   volatile unsigned long long *stamps;
   unsigned long long *stamps_device;
   int sm_count;
+  unsigned long long *counts; /* device: what khost__cuda_vary_check counts */
+  int cupti;                  /* --timer cupti: a sample's time is its CUPTI records' span, not the events' */
 } state;
 
 /* Queues one piece of timed work on the stream. */
@@ -194,6 +197,7 @@ int khost__cuda_init(int ordinal, khost__device_info *info, khost__err *err)
   if (rc == KHOST__OK) rc = CUDA_CALL(err, cudaEventCreate(&state.stop));
   if (rc == KHOST__OK) rc = make_flush_buffer(info->l2_bytes, err);
   if (rc == KHOST__OK) rc = make_mapped_words(err);
+  if (rc == KHOST__OK) rc = CUDA_CALL(err, cudaMalloc((void **)&state.counts, 2 * sizeof *state.counts));
   state.sm_count = info->sm_count;
   if (rc != KHOST__OK) khost__cuda_shutdown();
   return rc;
@@ -203,9 +207,11 @@ void khost__cuda_shutdown(void)
 {
   /* Errors are ignored: after a sticky error every call fails, and there is
    * nothing left to do with them. */
+  if (state.cupti) khost__cupti_stop();
   if (state.stamps) cudaFreeHost((void *)state.stamps);
   if (state.flags) cudaFreeHost((void *)state.flags);
   if (state.flush) cudaFree(state.flush);
+  if (state.counts) cudaFree(state.counts);
   if (state.stop) cudaEventDestroy(state.stop);
   if (state.start) cudaEventDestroy(state.start);
   if (state.stream) cudaStreamDestroy(state.stream);
@@ -258,6 +264,13 @@ void khost__cuda_set_blocking(int on)
   state.blocking = on;
 }
 
+int khost__cuda_set_timer(int cupti, khost__err *err)
+{
+  int rc = cupti ? khost__cupti_start(err) : KHOST__OK;
+  state.cupti = cupti && rc == KHOST__OK;
+  return rc;
+}
+
 int khost__cuda_copy(void *dst, const void *src, size_t bytes, khost__err *err)
 {
   return copy_and_wait(dst, src, bytes, cudaMemcpyDeviceToDevice, err);
@@ -266,6 +279,25 @@ int khost__cuda_copy(void *dst, const void *src, size_t bytes, khost__err *err)
 int khost__cuda_memset(void *dst, int value, size_t bytes, khost__err *err)
 {
   return CUDA_CALL(err, cudaMemsetAsync(dst, value, bytes, state.stream));
+}
+
+int khost__cuda_vary(const khost__vary_map *m, const khost__vary_call *c, const void *src, void *dst,
+                     khost__err *err)
+{
+  return CUDA_CALL(err, khost__launch_vary(state.stream, *m, *c, src, dst));
+}
+
+int khost__cuda_vary_check(const khost__vary_map *m, const khost__vary_call *c, int dtype, double atol,
+                           double rtol, const void *ref, const void *bound, const void *got,
+                           unsigned long long counts[2], khost__err *err)
+{
+  int rc = CUDA_CALL(err, cudaMemsetAsync(state.counts, 0, 2 * sizeof *state.counts, state.stream));
+  if (rc == KHOST__OK)
+    rc = CUDA_CALL(err, khost__launch_vary_check(state.stream, *m, *c, dtype, atol, rtol, ref, bound, got,
+                                                 state.counts));
+  return rc == KHOST__OK
+             ? copy_and_wait(counts, state.counts, 2 * sizeof *state.counts, cudaMemcpyDeviceToHost, err)
+             : rc;
 }
 
 /* No cudaGetLastError here: khost's own launches return their errors, and a
@@ -318,6 +350,8 @@ static int timed_region(enqueue_fn enqueue, void *ctx, int cold, double *seconds
   int rc = cold ? flush_l2(err) : KHOST__OK;
   *seconds = 0;
   *sm_mhz = 0;
+  /* Only this sample's records may count: an earlier one that failed may have left its stamps. */
+  if (rc == KHOST__OK && state.cupti) rc = khost__cupti_drop(err);
   if (rc != KHOST__OK) return rc;
   state.flags[0] = 0;
   state.flags[1] = 0;
@@ -342,13 +376,15 @@ static int timed_region(enqueue_fn enqueue, void *ctx, int cold, double *seconds
   /* The stream, not the stop event: the second stamp comes after it. */
   rc = CUDA_CALL(err, cudaStreamSynchronize(state.stream));
   if (rc == KHOST__OK) rc = CUDA_CALL(err, cudaEventElapsedTime(&ms, state.start, state.stop));
+  double span = ms * 1e-3;
+  if (rc == KHOST__OK && state.cupti) rc = khost__cupti_sample_span(&span, err);
   if (rc != KHOST__OK) return rc;
   if (state.flags[1])
     return khost__errorf(err, KHOST__E_DISCARDED,
                          "sample discarded: queueing it took longer than the %.1f s the blocking kernel "
                          "waits (too many calls for the launch queue?)",
                          BLOCKER_TIMEOUT_NS * 1e-9);
-  *seconds = ms * 1e-3;
+  *seconds = span;
   *sm_mhz = stamped_clock_mhz();
   return KHOST__OK;
 }
@@ -435,6 +471,58 @@ static int enqueue_empty(void *ctx, khost__err *err)
 int khost__cuda_measure_empty_call(int cold, double *seconds, khost__err *err)
 {
   return median_sample(enqueue_empty, NULL, cold, EMPTY_SAMPLES, seconds, err);
+}
+
+typedef struct stream_buffers {
+  void *src, *dst;
+  size_t read_bytes, written_bytes;
+  const khost__sol_kernel *kernel;
+} stream_buffers;
+
+static int enqueue_stream(void *ctx, khost__err *err)
+{
+  stream_buffers *b = ctx;
+  const khost__sol_kernel *k = b->kernel;
+  size_t most = b->read_bytes > b->written_bytes ? b->read_bytes : b->written_bytes;
+  if (k->shape == KHOST__SOL_MEMCPY)
+    return CUDA_CALL(err, cudaMemcpyAsync(b->dst, b->src, most, cudaMemcpyDeviceToDevice, state.stream));
+  unsigned blocks = (unsigned)((state.sm_count > 0 ? state.sm_count : 1) * k->blocks_per_sm);
+  return CUDA_CALL(err, khost__launch_stream(state.stream, k->shape == KHOST__SOL_READ_FIRST, b->src,
+                                             b->read_bytes, b->dst, b->written_bytes, blocks,
+                                             (unsigned)k->threads, (unsigned *)state.flush));
+}
+
+static size_t whole_words(size_t bytes)
+{
+  return (bytes + 15) / 16 * 16;
+}
+
+int khost__cuda_measure_sol(size_t read_bytes, size_t written_bytes, int cold, khost__sol *sol,
+                            khost__err *err)
+{
+  stream_buffers b = {NULL, NULL, whole_words(read_bytes), whole_words(written_bytes), NULL};
+  /* Both of the larger side's size: the device copy moves that many. */
+  size_t most = b.read_bytes > b.written_bytes ? b.read_bytes : b.written_bytes;
+  memset(sol, 0, sizeof *sol);
+  int rc = CUDA_CALL(err, cudaMalloc(&b.src, most ? most : 16));
+  if (rc == KHOST__OK) rc = CUDA_CALL(err, cudaMalloc(&b.dst, most ? most : 16));
+  /* Defined contents: no kernel reads uninitialised memory. */
+  if (rc == KHOST__OK) rc = CUDA_CALL(err, cudaMemsetAsync(b.src, 0x5a, most, state.stream));
+  int n;
+  const khost__sol_kernel *kernels = khost__sol_kernels(&n);
+  for (int k = 0; k < n && rc == KHOST__OK; k++) {
+    double seconds = 0;
+    b.kernel = &kernels[k];
+    rc = median_sample(enqueue_stream, &b, cold, EMPTY_SAMPLES, &seconds, err);
+    sol->seconds_of[k] = seconds;
+    if (rc == KHOST__OK && seconds > 0 && (sol->seconds <= 0 || seconds < sol->seconds)) {
+      sol->seconds = seconds;
+      sol->kernel = &kernels[k];
+    }
+  }
+  cudaFree(b.dst);
+  cudaFree(b.src);
+  return rc;
 }
 
 /* The runtime numbers its stream-capture errors 900..908. */

@@ -11,6 +11,9 @@
 #include <stddef.h>
 
 #include "error.h"
+#include "matrix_peak.h"
+#include "sol.h"
+#include "variation_map.h"
 
 /* The timing functions return KHOST__E_DISCARDED when the launch-blocking kernel
  * stopped waiting (queueing the calls took longer than its 1 s timeout, e.g.
@@ -29,6 +32,8 @@ typedef struct khost__device_info {
   int driver_version, runtime_version; /* CUDA versions, 1000 * major + 10 * minor (13000 is 13.0) */
   double empty_call_s; /* khost__cuda_measure_empty_call in the run's timing mode; 0 when not measured */
   char uuid[48];       /* "GPU-" and the 16 bytes of cudaDeviceProp.uuid, as nvidia-smi -L prints it */
+  double peak_tflops[KHOST__PEAKS]; /* measured matrix peaks (core/matrix_peak.h); 0 when not measured */
+  int peaks_tried;                  /* the peaks were measured (or failed to be): not again this run */
 } khost__device_info;
 
 /* 1 when device `ordinal` exists and can be used; else 0 with the reason in why
@@ -63,6 +68,19 @@ int khost__cuda_download(void *dst, const void *src, size_t bytes, khost__err *e
 int khost__cuda_copy(void *dst, const void *src, size_t bytes, khost__err *err); /* device to device */
 int khost__cuda_memset(void *dst, int value, size_t bytes, khost__err *err);
 
+/* Queues a kernel writing dst (device memory, units as m says) from src varied
+ * by c (core/variation_map.h): a timed call's fresh inputs. */
+int khost__cuda_vary(const khost__vary_map *m, const khost__vary_call *c, const void *src, void *dst,
+                     khost__err *err);
+
+/* Compares got (device memory, m's units, of dtype KHOST__VARY_CHECK_*) with
+ * ref varied by c, under core/check.c's rule with atol, rtol and bound (device
+ * floats, one per element of ref, moved alike; NULL: none), and waits:
+ * counts[0] gets the wrong elements, counts[1] the unwritten ones. */
+int khost__cuda_vary_check(const khost__vary_map *m, const khost__vary_call *c, int dtype, double atol,
+                           double rtol, const void *ref, const void *bound, const void *got,
+                           unsigned long long counts[2], khost__err *err);
+
 /* Waits for the stream and reports any error a kernel left behind (sticky errors
  * such as an illegal address make the process unusable; the caller then exits). */
 int khost__cuda_sync(khost__err *err);
@@ -77,6 +95,20 @@ int khost__cuda_measure_copy(double *gbps, khost__err *err);
 /* The median time of an empty kernel timed as one sample is (cold: L2 flushed
  * first): the launch and event overhead inside every timed call. */
 int khost__cuda_measure_empty_call(int cold, double *seconds, khost__err *err);
+
+/* The speed of light of a case: every candidate kernel reading read_bytes and
+ * writing written_bytes (each rounded up to 16-byte words; the device copy
+ * moves the larger both ways), each timed as one sample is (cold: L2 flushed
+ * first; the warm-up and median of 21 of khost__cuda_measure_empty_call), and
+ * the fastest median kept. */
+int khost__cuda_measure_sol(size_t read_bytes, size_t written_bytes, int cold, khost__sol *sol,
+                            khost__err *err);
+
+/* 1: from now on a sample's time is the span of its kernels, copies and memsets
+ * in CUPTI's activity records (core/cupti_timer.h), first start to last end,
+ * instead of the time between the events around it; 0: the events (the
+ * default). Fails when CUPTI cannot be used; the events stay then. */
+int khost__cuda_set_timer(int cupti, khost__err *err);
 
 /* On by default after init: timed calls wait behind the blocking kernel. Off
  * (--no-blocking-kernel) only for profilers such as ncu, which serialise

@@ -3,6 +3,7 @@
 #include "cuda.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "khost/plugin.h"
 
@@ -79,6 +80,19 @@ int khost__cuda_memset(void *dst, int value, size_t bytes, khost__err *err)
   return unsupported(err);
 }
 
+int khost__cuda_vary(const khost__vary_map *m, const khost__vary_call *c, const void *src, void *dst,
+                     khost__err *err)
+{
+  return unsupported(err);
+}
+
+int khost__cuda_vary_check(const khost__vary_map *m, const khost__vary_call *c, int dtype, double atol,
+                           double rtol, const void *ref, const void *bound, const void *got,
+                           unsigned long long counts[2], khost__err *err)
+{
+  return unsupported(err);
+}
+
 int khost__cuda_sync(khost__err *err)
 {
   return unsupported(err);
@@ -93,6 +107,18 @@ int khost__cuda_measure_copy(double *gbps, khost__err *err)
 {
   *gbps = 0;
   return unsupported(err);
+}
+
+int khost__cuda_measure_sol(size_t read_bytes, size_t written_bytes, int cold, khost__sol *sol,
+                            khost__err *err)
+{
+  memset(sol, 0, sizeof *sol);
+  return unsupported(err);
+}
+
+int khost__cuda_set_timer(int cupti, khost__err *err)
+{
+  return cupti ? unsupported(err) : KHOST__OK;
 }
 
 int khost__cuda_measure_empty_call(int cold, double *seconds, khost__err *err)

@@ -27,6 +27,7 @@ const char *khost__strerror(int status)
       [KHOST__E_DECLINED] = "declined by supports()",
       [KHOST__E_GUARD] = "guard band overwritten",
       [KHOST__E_MUTATED] = "input mutated",
+      [KHOST__E_WRONG] = "wrong result of a timed call",
       [KHOST__E_CUDA_BROKEN] = "CUDA context broken",
   };
   /* A status added to the enum without a meaning here reads as unknown, which its test refuses. */

@@ -20,6 +20,7 @@ typedef enum khost__status {
   KHOST__E_GUARD,       /* a guard band was overwritten */
   KHOST__E_MUTATED,     /* an input changed */
   KHOST__E_CUDA_BROKEN, /* the CUDA context is broken (a sticky error): the worker must restart */
+  KHOST__E_WRONG,       /* a timed call's outputs failed their check */
   KHOST__STATUS_COUNT   /* not a status: how many there are */
 } khost__status;
 

@@ -17,7 +17,7 @@
 
 /* A row's roof, the first of these it has: the case's speed of light where the
  * report has it, else the measured copy bandwidth. Both are fractions. */
-static const char *const roof_keys[] = {"sol", "peak_fraction"};
+static const char *const roof_keys[] = {"sol_fraction", "peak_fraction"};
 
 static const char style[] =
     "body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1400px}"
@@ -138,10 +138,10 @@ static int op_chart(FILE *out, const khost__report_doc *doc, const op_rows *op, 
   fprintf(
       out,
       "<p>%s; over each bar the speedup against the baseline row (the JSON's <code>speedup</code>).</p>\n",
-      by_roof
-          ? "Each backend's % of the roof per case: the case's speed of light (<code>sol</code>) where the "
-            "report has it, else the measured copy bandwidth (<code>peak_fraction</code>)"
-          : "No row of this op has a roof (CPU rows have none): each backend's GB/s per case");
+      by_roof ? "Each backend's % of the roof per case: the case's speed of light "
+                "(<code>sol_fraction</code>) where the "
+                "report has it, else the measured copy bandwidth (<code>peak_fraction</code>)"
+              : "No row of this op has a roof (CPU rows have none): each backend's GB/s per case");
   khost__chart_bars(out, &c);
 out:
   free(groups);

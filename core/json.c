@@ -156,20 +156,32 @@ static json_t *devices_json(const khost__run_info *i)
   return a;
 }
 
+/* The measured matrix peaks by input type, or null when none was measured. */
+static json_t *peaks_json(const khost__run_info *i)
+{
+  json_t *o = NULL;
+  for (int t = 0; t < KHOST__PEAKS; t++) {
+    if (i->peak_tflops[t] <= 0) continue;
+    if (!o) o = json_object();
+    if (o) json_object_set_new(o, khost__peak_name((khost__peak_type)t), measured(i->peak_tflops[t], 1));
+  }
+  return o ? o : json_null();
+}
+
 static json_t *run_json(const khost__run_info *i)
 {
   /* The CUDA versions as the runtime gives them: 1000 * major + 10 * minor. */
   return json_pack(
       "{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
-      "s:o, s:o}",
+      "s:o, s:o, s:o, s:o}",
       "khost_version", TEXT(i->khost_version), "host", TEXT(i->host), "cpu", TEXT(i->cpu), "ncpus",
       count(i->ncpus), "device", TEXT(i->device), "sm_count", count(i->sm_count), "l2_bytes",
       count((json_int_t)i->l2_bytes), "sm_clock_mhz", count(i->sm_clock_mhz), "mem_clock_mhz",
       count(i->mem_clock_mhz), "peak_gbps", measured(i->peak_gbps, 1), "empty_call_s",
-      measured(i->empty_call_s, 1), "cuda_driver_version", count(i->cuda_driver), "cuda_runtime_version",
-      count(i->cuda_runtime), "suite", TEXT(i->suite), "command", TEXT(i->command), "date", TEXT(i->date),
-      "baseline", TEXT(i->baseline), "shard", shard_json(i), "merged_shards", count(i->merged_shards),
-      "devices", devices_json(i));
+      measured(i->empty_call_s, 1), "timer", TEXT(i->timer), "peak_tflops", peaks_json(i),
+      "cuda_driver_version", count(i->cuda_driver), "cuda_runtime_version", count(i->cuda_runtime), "suite",
+      TEXT(i->suite), "command", TEXT(i->command), "date", TEXT(i->date), "baseline", TEXT(i->baseline),
+      "shard", shard_json(i), "merged_shards", count(i->merged_shards), "devices", devices_json(i));
 }
 
 static json_t *backend_json(const khost__backend_summary *b)

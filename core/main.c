@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "csv.h"
+#include "cupti_timer.h"
 #include "device_count.h"
 #include "discover.h"
 #include "dump.h"
@@ -48,6 +50,7 @@ static void describe_run(khost__run_info *info, const khost__options *o, const c
   info->ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
   snprintf(info->suite, sizeof info->suite, "%s", suite_path);
   snprintf(info->command, sizeof info->command, "%s", o->command_line);
+  snprintf(info->timer, sizeof info->timer, "%s", khost__timer_name(o->timer));
   time_t now = time(NULL);
   strftime(info->date, sizeof info->date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
   snprintf(info->baseline, sizeof info->baseline, "%s", o->baseline ? o->baseline : o->reference);
@@ -77,6 +80,7 @@ static void describe_device(khost__run_info *info, const khost__device_info *d)
   info->mem_clock_mhz = d->mem_clock_mhz;
   info->peak_gbps = d->peak_gbps;
   info->empty_call_s = d->empty_call_s;
+  memcpy(info->peak_tflops, d->peak_tflops, sizeof info->peak_tflops);
   info->cuda_driver = d->driver_version;
   info->cuda_runtime = d->runtime_version;
 }
@@ -121,6 +125,14 @@ static void warn_failures(const khost__registry *reg)
             khost__load_failure_stage(&reg->failures[i]), reg->failures[i].reason);
 }
 
+/* --timer cupti needs libcupti: without it, the run would time nothing as asked. */
+static int check_timer(const khost__options *o, khost__err *err)
+{
+  char why[768];
+  if (o->timer != KHOST__TIMER_CUPTI || khost__cupti_loadable(why, sizeof why)) return KHOST__OK;
+  return khost__errorf(err, KHOST__E_CONFIG, "--timer cupti: %s", why);
+}
+
 /* Suite, checks and reports; returns the exit status. */
 static int run(khost__options *o, const khost__registry *reg, khost__err *err)
 {
@@ -134,6 +146,7 @@ static int run(khost__options *o, const khost__registry *reg, khost__err *err)
   /* The whole selection is checked, so that every shard accepts or refuses alike. */
   if (rc == KHOST__OK) rc = khost__runner_validate(o, reg, &suite, err);
   if (rc == KHOST__OK) rc = khost__dump_prepare(o, err);
+  if (rc == KHOST__OK) rc = check_timer(o, err);
   if (rc != KHOST__OK) goto out;
   describe_run(&r.info, o, path, &suite);
   if (o->spread && (rc = resolve_devices(o, &r.info, err)) != KHOST__OK) goto out;

@@ -10,6 +10,18 @@
 
 #define KHOST__MAX_PATHS 32
 
+/* --timer: what measures a CUDA sample. */
+typedef enum {
+  KHOST__TIMER_EVENTS, /* CUDA events around the calls (the default) */
+  KHOST__TIMER_CUPTI,  /* the span of the calls' kernels, copies and memsets in CUPTI's records */
+} khost__timer_kind;
+
+/* The timer's name as --timer takes it and the reports write it. */
+static inline const char *khost__timer_name(khost__timer_kind t)
+{
+  return t == KHOST__TIMER_CUPTI ? "cupti" : "events";
+}
+
 typedef struct khost__options {
   const char *suite;     /* name or path; "smoke" by default */
   const char *ops;       /* --op: comma-separated filter or NULL */
@@ -23,17 +35,18 @@ typedef struct khost__options {
   const char *plugin_files[KHOST__MAX_PATHS];
   int nplugin_files;
   int list, strict, help, version;
-  int quiet;              /* no progress line, no per-case lines on stderr */
-  int hot;                /* time back-to-back calls instead of flushing L2 first */
-  int graph_calls;        /* --graph N: time N calls captured in one CUDA graph (0: off) */
-  int no_isolate;         /* run in-process (debugging) */
-  int no_blocking_kernel; /* time without holding the stream (for profilers) */
-  int device;             /* CUDA ordinal */
-  int device_given;       /* --device was on the command line (it and --devices exclude each other) */
-  int spread;             /* --devices was given: the cases go over devices (lanes.h) */
-  khost__devices devices; /* --devices, as given ("all" resolved when the run starts) */
-  khost__shard shard;     /* --shard: the part of the selected cases this process runs (count 0: all) */
-  int threads;            /* CPU kernels' threads */
+  int quiet;               /* no progress line, no per-case lines on stderr */
+  int hot;                 /* time back-to-back calls instead of flushing L2 first */
+  int graph_calls;         /* --graph N: time N calls captured in one CUDA graph (0: off) */
+  int no_isolate;          /* run in-process (debugging) */
+  int no_blocking_kernel;  /* time without holding the stream (for profilers) */
+  khost__timer_kind timer; /* --timer: events or cupti */
+  int device;              /* CUDA ordinal */
+  int device_given;        /* --device was on the command line (it and --devices exclude each other) */
+  int spread;              /* --devices was given: the cases go over devices (lanes.h) */
+  khost__devices devices;  /* --devices, as given ("all" resolved when the run starts) */
+  khost__shard shard;      /* --shard: the part of the selected cases this process runs (count 0: all) */
+  int threads;             /* CPU kernels' threads */
   int min_samples;
   int trials; /* --trials: checks on fresh inputs after timing, each from its own seed (1) */
   double warmup_s, min_time_s, max_noise_pct, max_time_s, timeout_s;

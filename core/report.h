@@ -33,8 +33,10 @@ typedef struct khost__run_info {
   int cuda_driver, cuda_runtime; /* CUDA versions as 1000 * major + 10 * minor, 0 when unknown */
   char suite[4096];              /* the suite file's path, whole (as khost__suite holds it) */
   char command[1024];
-  char date[32];                /* ISO 8601 */
-  double empty_call_s;          /* an empty kernel timed as the run's calls are, 0 when not measured */
+  char date[32];                    /* ISO 8601 */
+  double empty_call_s;              /* an empty kernel timed as the run's calls are, 0 when not measured */
+  char timer[8];                    /* --timer: what times the CUDA samples, "events" or "cupti" */
+  double peak_tflops[KHOST__PEAKS]; /* measured matrix peaks by input type (core/matrix_peak.h), 0: none */
   char baseline[288];           /* what speedups are relative to: --baseline NAME[:DEV], else the reference */
   int shard_index, shard_count; /* --shard I/N; shard_count 0 when the run is not a shard */
   int shard_cases, selected_cases; /* of a shard: the cases it ran, of the selection it is a part of */

@@ -30,7 +30,8 @@ typedef struct key_rule {
 #define INFO(field) offsetof(khost__run_info, field), sizeof(((khost__run_info *)0)->field)
 
 /* The run keys a reader shows, each with its field. `peak_tflops`, a compute
- * peak, may also be an object of peaks (checked apart) and has none. */
+ * peak or an object of named peaks, is checked apart (check_peaks) and read
+ * apart (read_peaks). */
 static const key_rule run_keys[] = {
     {"khost_version", TYPE_TEXT, INFO(khost_version)},
     {"host", TYPE_TEXT, INFO(host)},
@@ -300,10 +301,21 @@ static void read_keys(const json_t *obj, const key_rule *keys, size_t n, void *b
   }
 }
 
+/* The peaks khost measures, from an object of named peaks; a single number names no input type. */
+static void read_peaks(const json_t *run, khost__run_info *info)
+{
+  json_t *peaks = khost__report_value(run, "peak_tflops");
+  for (int t = 0; t < KHOST__PEAKS && json_is_object(peaks); t++) {
+    json_t *v = json_object_get(peaks, khost__peak_name((khost__peak_type)t));
+    if (json_is_number(v)) info->peak_tflops[t] = json_number_value(v);
+  }
+}
+
 void khost__report_run_info(const khost__report_doc *doc, khost__run_info *info)
 {
   memset(info, 0, sizeof *info);
   read_keys(doc->run, run_keys, sizeof run_keys / sizeof *run_keys, info);
+  read_peaks(doc->run, info);
   json_t *devices = khost__report_value(doc->run, "devices");
   for (size_t i = 0; i < json_array_size(devices) && info->ndevices < KHOST__DEVICES_MAX; i++)
     read_keys(json_array_get(devices, i), device_keys, sizeof device_keys / sizeof *device_keys,

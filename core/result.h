@@ -78,6 +78,9 @@ typedef struct khost__measurement {
   khost__timing time;
   double call_overhead_s; /* the kernel's call_overhead(), 0 when it gives none */
   int dump_incomplete;    /* --dump could not write a file of this row: its outputs, or the case's inputs */
+  char timer[8];          /* what timed the row's samples: "clock" (CPU), "events" or "cupti" (--timer) */
+  double sol_s;           /* the case's speed of light on the row's device, timed as the row is; 0: none */
+  char sol_kernel[24];    /* the streaming kernel that set sol_s (core/sol.h), "" with none */
 } khost__measurement;
 
 /* What the parent (runner.c) derives once the case is over, from the measurement,
@@ -85,6 +88,7 @@ typedef struct khost__measurement {
 typedef struct khost__derived {
   double gbps, tflops;  /* from the median; 0 when not timed */
   double peak_fraction; /* of the measured peak bandwidth (GPU), 0 when unknown */
+  double sol_fraction;  /* the speed of light's time / the median, 0 when either is unknown */
   double speedup;       /* baseline median / this median; 0 when not comparable */
   int is_baseline;
 } khost__derived;

@@ -334,6 +334,10 @@ static int listen(case_run *r, khost__child *child, khost__device_info *known)
       r->have_device = 1;
       if (known->peak_gbps <= 0) known->peak_gbps = m.device.peak_gbps;
       if (known->empty_call_s <= 0) known->empty_call_s = m.device.empty_call_s;
+      if (!known->peaks_tried) {
+        memcpy(known->peak_tflops, m.device.peak_tflops, sizeof known->peak_tflops);
+        known->peaks_tried = m.device.peaks_tried;
+      }
     }
   }
   khost__child_end end;
@@ -478,6 +482,7 @@ static void derive(case_run *r, double peak, int gpu)
     d->gbps = row->id.bytes / t / 1e9;
     d->tflops = row->id.flops / t / 1e12;
     if (peak > 0 && r->slots[s].device_type == KHOST_DEVICE_CUDA) d->peak_fraction = d->gbps / peak;
+    d->sol_fraction = row->measured.sol_s / t;
     /* A fast wrong answer is no speedup. */
     if (base >= 0 && row->measured.status == KHOST__ROW_PASS)
       d->speedup = r->rows[base].measured.time.median / t;
@@ -491,7 +496,7 @@ int khost__run_suite(const khost__options *o, const khost__registry *reg, const 
   char baseline[KHOST__LIST_ITEM_MAX + 1];
   int baseline_device;
   split_baseline(o->baseline ? o->baseline : o->reference, baseline, sizeof baseline, &baseline_device);
-  khost__device_info known = {0}; /* what the first worker to measure sent: peak_gbps, empty_call_s */
+  khost__device_info known = {0}; /* what the first worker to measure sent: peak_gbps, empty_call_s, peaks */
   int rc = KHOST__OK, have_device = 0;
   khost__device_info device_info;
   *failed = 0;
@@ -511,6 +516,7 @@ int khost__run_suite(const khost__options *o, const khost__registry *reg, const 
       if (r.have_device) device_info = r.device, have_device = 1;
       device_info.peak_gbps = known.peak_gbps;
       device_info.empty_call_s = known.empty_call_s;
+      memcpy(device_info.peak_tflops, known.peak_tflops, sizeof device_info.peak_tflops);
       name_device(&r);
       derive(&r, known.peak_gbps, have_device);
       for (int s = 0; s < r.nslots; s++) *failed |= khost__row_status_fails(r.rows[s].measured.status);

@@ -118,11 +118,18 @@ static void print_device(FILE *out, const khost__run_info *info)
   if (info->sm_clock_mhz > 0) item(out, "SM %d MHz", info->sm_clock_mhz);
   if (info->mem_clock_mhz > 0) item(out, "memory %d MHz", info->mem_clock_mhz);
   if (info->peak_gbps > 0) item(out, "measured copy peak %.1f GB/s", info->peak_gbps);
+  for (int t = 0; t < KHOST__PEAKS; t++)
+    if (info->peak_tflops[t] > 0)
+      item(out, "measured %s matrix peak %.0f TFLOP/s", khost__peak_name((khost__peak_type)t),
+           info->peak_tflops[t]);
   if (info->empty_call_s > 0) {
     char t[CELL];
     khost__format_seconds(info->empty_call_s, t, sizeof t);
     item(out, "empty kernel %s", t);
   }
+  /* Which timer made the GPU times: CUDA events around the calls, or their kernels' span in CUPTI's records.
+   */
+  if (info->timer[0]) item(out, "timer %s", info->timer);
   if (info->cuda_driver > 0)
     item(out, "CUDA driver %d.%d, runtime %d.%d", info->cuda_driver / 1000, info->cuda_driver % 1000 / 10,
          info->cuda_runtime / 1000, info->cuda_runtime % 1000 / 10);

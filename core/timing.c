@@ -1,10 +1,12 @@
 #include "timing.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "clock.h"
+#include "fresh.h"
 
 static int invoke(void *arg, int i)
 {
@@ -52,35 +54,27 @@ static int sample_once(khost__timer *t, double *seconds, double *sm_mhz, khost__
   return cuda_failure(rc);
 }
 
+/* Call j of a sample: the timed call itself, or under --graph the call bound to copy j. */
+static khost__call *call_of(khost__timer *t, int j)
+{
+  return j == 0 ? t->call : &t->copy_calls[j - 1];
+}
+
 /* Call i of a graph: the original and its copies in turn. */
 static int invoke_rotating(void *arg, int i)
 {
   khost__timer *t = arg;
-  int j = i % t->ncopies;
-  return khost__call_run(j == 0 ? t->call : &t->copy_calls[j - 1]);
+  return khost__call_run(call_of(t, i % t->ncopies));
 }
 
-static size_t working_set(const khost__call *call)
-{
-  size_t bytes = 0;
-  for (int i = 0; i < call->view.input.ninputs; i++)
-    bytes += khost_tensor_at(call->view.input.inputs, i)->nbytes;
-  for (int i = 0; i < call->view.input.noutputs; i++)
-    bytes += khost_tensor_at(call->view.input.outputs, i)->nbytes;
-  return bytes;
-}
-
-#define MAX_COPIES 64
-
+/* Under --graph every call of a replay has inputs, outputs and workspace of
+ * its own: call 0 the case's, each other a device copy. Each call then gets its
+ * own fresh inputs, and cold, a replay's calls do not read each other's lines. */
 static int make_copies(khost__timer *t, khost__err *err)
 {
-  size_t l2_bytes = t->device ? t->device->l2_bytes : 0;
-  size_t set = working_set(t->call);
-  size_t wanted = set ? (2 * l2_bytes + set - 1) / set : 1;
-  int n = (int)(wanted < MAX_COPIES ? wanted : MAX_COPIES);
-  if (n > t->o->graph_calls) n = t->o->graph_calls;
+  int n = t->o->graph_calls;
   t->ncopies = 1;
-  if (t->o->hot || n <= 1) return KHOST__OK;
+  if (n <= 1) return KHOST__OK;
   t->copy_data = calloc((size_t)n - 1, sizeof *t->copy_data);
   t->copy_calls = calloc((size_t)n - 1, sizeof *t->copy_calls);
   if (!t->copy_data || !t->copy_calls)
@@ -107,6 +101,51 @@ static int capture(khost__timer *t, khost__err *err)
   return cuda_failure(rc);
 }
 
+/* Which call of the row failed, for the message: "sample 12", "warm-up", and
+ * under --graph which call of the replay. */
+static void name_call(const khost__timer *t, int j, char *buf, size_t size)
+{
+  int sample = t->samples.n + t->samples.throttled + 1;
+  int used = t->warming ? snprintf(buf, size, "warm-up") : snprintf(buf, size, "sample %d", sample);
+  if (t->ncopies > 1 && used >= 0 && (size_t)used < size)
+    snprintf(buf + used, size - (size_t)used, ", call %d of %d of its graph replay", j + 1, t->ncopies);
+}
+
+/* Call j of the sample just taken, against the oracle's outputs for its variation. */
+static int check_call(khost__timer *t, int j, khost__err *err)
+{
+  khost__check_stats stats;
+  char which[96];
+  int rc = khost__fresh_check(call_of(t, j), t->call->data, &t->varied[j].call, &stats, err);
+  if (rc != KHOST__OK) return is_cuda(t->call) ? cuda_failure(rc) : rc;
+  if (!stats.mismatches) return KHOST__OK;
+  t->failed = stats;
+  name_call(t, j, which, sizeof which);
+  return khost__errorf(
+      err, KHOST__E_WRONG,
+      "timed call %llu (%s) left %llu of %llu elements out of tolerance (%llu never written) on "
+      "inputs no earlier call had seen: a result kept from an earlier call, or work skipped?",
+      (unsigned long long)t->varied[j].index, which, (unsigned long long)stats.mismatches,
+      (unsigned long long)stats.count, (unsigned long long)stats.unwritten);
+}
+
+/* One sample on fresh inputs: each of its calls gets the next variation of the
+ * case's inputs, and each is checked after the sample, outside its time. */
+static int fresh_sample(khost__timer *t, double *seconds, double *sm_mhz, khost__err *err)
+{
+  int rc = KHOST__OK;
+  const khost__case_data *d = t->call->data;
+  for (int j = 0; j < t->ncopies && rc == KHOST__OK; j++) {
+    khost__vary_draw(&d->vary, d->seed, ++t->calls_made, &t->varied[j].call);
+    t->varied[j].index = t->calls_made;
+    rc = khost__fresh_inputs(call_of(t, j), d, &t->varied[j].call, err);
+  }
+  if (rc != KHOST__OK) return is_cuda(t->call) ? cuda_failure(rc) : rc;
+  rc = sample_once(t, seconds, sm_mhz, err);
+  for (int j = 0; j < t->ncopies && rc == KHOST__OK; j++) rc = check_call(t, j, err);
+  return rc;
+}
+
 int khost__timer_start(khost__timer *t, khost__call *call, const khost__options *o,
                        const khost__device_info *device, khost__err *err)
 {
@@ -114,12 +153,19 @@ int khost__timer_start(khost__timer *t, khost__call *call, const khost__options 
   t->call = call;
   t->o = o;
   t->device = device;
-  int rc = KHOST__OK;
-  if (is_cuda(call) && o->graph_calls > 0 && (rc = capture(t, err)) != KHOST__OK) return rc;
-  double until = khost__now_s() + o->warmup_s, seconds, sm_mhz;
+  t->ncopies = 1;
+  int rc = is_cuda(call) ? khost__fresh_upload(call->data, err) : KHOST__OK;
+  if (rc == KHOST__OK && is_cuda(call) && o->graph_calls > 0) rc = capture(t, err);
+  if (rc == KHOST__OK && !(t->varied = calloc((size_t)t->ncopies, sizeof *t->varied)))
+    rc = khost__errorf(err, KHOST__E_NOMEM, "out of memory for the variations");
+  if (rc != KHOST__OK) return is_cuda(call) ? cuda_failure(rc) : rc;
+  double start = khost__now_s(), seconds, sm_mhz;
+  t->warming = 1;
   do {
-    rc = sample_once(t, &seconds, &sm_mhz, err);
-  } while (rc == KHOST__OK && khost__now_s() < until);
+    rc = fresh_sample(t, &seconds, &sm_mhz, err);
+  } while (rc == KHOST__OK && khost__now_s() < start + o->warmup_s);
+  t->warming = 0;
+  t->samples.warmup_s = khost__now_s() - start;
   return rc;
 }
 
@@ -133,7 +179,7 @@ static void throttle_pause(void)
 int khost__timer_sample(khost__timer *t, khost__err *err)
 {
   double start = khost__now_s(), seconds = 0, sm_mhz = 0;
-  int rc = sample_once(t, &seconds, &sm_mhz, err);
+  int rc = fresh_sample(t, &seconds, &sm_mhz, err);
   double peak = t->device ? t->device->sm_clock_mhz : 0;
   int throttled = rc == KHOST__OK && khost__clock_throttled(sm_mhz, peak, t->o->throttle_pct);
   if (throttled) {
@@ -162,6 +208,7 @@ void khost__timer_free(khost__timer *t)
   }
   free(t->copy_calls);
   free(t->copy_data);
+  free(t->varied);
   khost__samples_free(&t->samples);
   memset(t, 0, sizeof *t);
 }

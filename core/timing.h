@@ -9,6 +9,12 @@
 #include "call.h"
 #include "cuda.h"
 
+/* One timed call's variation and its number in the row (1, 2, ...). */
+typedef struct khost__timed_call {
+  khost__vary_call call;
+  uint64_t index;
+} khost__timed_call;
+
 /* Sampling state of one call. Owned by the worker; free with khost__timer_free. */
 typedef struct khost__timer {
   khost__call *call; /* borrowed */
@@ -16,17 +22,24 @@ typedef struct khost__timer {
   const khost__device_info *device; /* borrowed; NULL without a GPU */
   khost__samples samples;
   khost__cuda_graph *graph;
-  int ncopies;                 /* graph calls rotate over call and ncopies - 1 copies */
+  int ncopies;                 /* a sample's calls: 1, or --graph N, call j bound to copy j */
   khost__case_data *copy_data; /* ncopies - 1 device copies of the inputs */
   khost__call *copy_calls;     /* the same kernel bound to each copy */
+  khost__timed_call *varied;   /* the variation of each call of the last sample */
+  uint64_t calls_made;         /* timed calls so far, warm-up included */
+  int warming;
+  khost__check_stats failed; /* the call that failed its check (KHOST__E_WRONG) */
 } khost__timer;
 
 /* Binds t to call and warms it up for o->warmup_s. With --graph N it captures
- * the graph; cold (no --hot), the N calls rotate over enough copies of the
- * inputs and outputs that their working set exceeds 2 x the device's L2, so a
- * replay is not served from L2. device (borrowed for t's lifetime) is NULL
- * for CPU calls. Returns 0, an error with the reason in err, or
- * KHOST__E_CUDA_BROKEN when the CUDA context broke. */
+ * the graph of N calls, each bound to inputs, outputs and workspace of its own
+ * (N - 1 device copies). Every call, warm-up included, runs on fresh inputs
+ * (core/fresh.h: the next variation, written before the sample, its outputs
+ * poisoned) and is checked after the sample; the warm-up's wall time goes to
+ * t->samples.warmup_s, which counts against --max-time. device (borrowed for t's
+ * lifetime) is NULL for CPU calls. Returns 0, KHOST__E_WRONG when a call's
+ * outputs were wrong (t->failed has its counts, err names the call), another
+ * error with the reason in err, or KHOST__E_CUDA_BROKEN when the CUDA context broke. */
 int khost__timer_start(khost__timer *t, khost__call *call, const khost__options *o,
                        const khost__device_info *device, khost__err *err);
 
@@ -35,8 +48,8 @@ int khost__timer_start(khost__timer *t, khost__call *call, const khost__options 
  * after a 50 ms pause. Same returns as khost__timer_start. */
 int khost__timer_sample(khost__timer *t, khost__err *err);
 
-/* One call exactly as a sample runs it, kept nowhere (its wall time is spent):
- * for a call that runs to be checked, not timed. Same returns. */
+/* One call exactly as a sample times it, kept nowhere (its wall time is spent),
+ * on the inputs as they are (not varied) and unchecked: for the caller to check. Same returns. */
 int khost__timer_call(khost__timer *t, khost__err *err);
 
 /* Frees what t owns (its graph, the input copies and their calls, the samples) and zeroes t. */

@@ -2,9 +2,11 @@
  * (core/worker/), the case finished, and the outcome made an exit status. */
 #include "worker.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "fork_guard.h"
+#include "nvtx.h"
 #include "worker/phases.h"
 #include "worker/phase_table.h"
 
@@ -20,7 +22,12 @@ static int allocate(khost__worker *w)
   w->plugin_why = calloc(nplugins + 1, sizeof *w->plugin_why);
   if (!w->rows || !w->active || !w->done || !w->sent || !w->calls || !w->plugin_ready || !w->plugin_why)
     return 0;
-  for (size_t s = 0; s < n; s++) w->active[s] = w->job->pending[s];
+  for (size_t s = 0; s < n; s++) {
+    w->active[s] = w->job->pending[s];
+    int cuda = w->job->slots[s].device_type == KHOST_DEVICE_CUDA;
+    snprintf(w->rows[s].timer, sizeof w->rows[s].timer, "%s",
+             cuda ? khost__timer_name(w->job->o->timer) : "clock");
+  }
   return 1;
 }
 
@@ -78,6 +85,7 @@ int khost__worker_main(int fd, void *job)
     exit_status = rc == KHOST__E_CUDA_BROKEN ? KHOST__WORKER_EXIT_RESTART : KHOST__WORKER_EXIT_DONE;
   }
   release(&w);
+  khost__nvtx_phase_end();
   if (w.cuda_ready) khost__cuda_shutdown();
   return exit_status;
 }

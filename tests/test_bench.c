@@ -129,6 +129,30 @@ Test(bench, the_budget_ends_sampling_when_every_sample_was_throttled)
   cr_expect_eq(t.throttled, 4);
 }
 
+/* The warm-up's time counts against --max-time, never towards --min-time. */
+Test(bench, the_warm_up_spends_the_budget_but_not_the_minimum_time)
+{
+  khost__samples s = {0};
+  khost__err err;
+  khost__options o = rule(2, 0.5, 1.0);
+  o.min_time_s = 0.5;
+  khost__samples_add(&s, 1.0, 0, &err);
+  s.warmup_s = 0.6;
+  s.spent_s = 0.3;
+  cr_expect_not(khost__samples_done(&s, &o), "0.9 s of a 1 s budget spent");
+  s.spent_s = 0.4;
+  cr_expect(khost__samples_done(&s, &o), "warm-up and samples spent the budget");
+  for (int i = 0; i < 20; i++) khost__samples_add(&s, 1.0, 0, &err);
+  o.max_time_s = 10;
+  s.warmup_s = 5;
+  cr_expect_not(khost__samples_done(&s, &o), "quiet, but sampled for 0.4 s of a 0.5 s minimum");
+  s.warmup_s = 20;
+  s.n = 0;
+  s.throttled = 0;
+  cr_expect_not(khost__samples_done(&s, &o), "no sample taken at all, however long the warm-up");
+  khost__samples_free(&s);
+}
+
 Test(bench, stops_on_low_noise_only_after_min_samples)
 {
   khost__samples s = {0};

@@ -32,23 +32,26 @@ typedef struct tolerance_case {
   int fails;
 } tolerance_case;
 
+static const tolerance_case tolerance_cases[] = {
+    {1.0f, 1.0f, 0, 0, 0},         {1.5f, 1.0f, 0.5, 0, 0},            /* exactly at atol: passes */
+    {1.5f, 1.0f, 0.25, 0.25, 0},                                       /* atol + rtol*|ref| = 0.5: passes */
+    {1.5f, 1.0f, 0.25, 0.2, 1},                                        /* 0.45 < 0.5: fails */
+    {-3.0f, -2.0f, 0, 0.5, 0},                                         /* rtol uses |ref| */
+    {2.0f, -2.0f, 0, 1.0, 1},                                          /* sign flip beyond 2*rtol */
+    {NAN, 1.0f, 1e9, 1e9, 1},                                          /* NaN where a number was expected */
+    {1.0f, NAN, 1e9, 1e9, 1},                                          /* a number where NaN was expected */
+    {NAN, NAN, 0, 0, 0},                                               /* NaN status agrees */
+    {INFINITY, INFINITY, 0, 0, 0}, {-INFINITY, INFINITY, 1e9, 1e9, 1}, /* Inf of the wrong sign */
+    {INFINITY, 3e38f, 1e38, 1, 1}, /* Inf where a finite value was expected */
+    {0.0f, -0.0f, 0, 0, 1},        /* no tolerance means bit-exact: -0 is not +0 */
+    {0.0f, -0.0f, 1e-30, 0, 0},    /* with one, they are equal */
+};
+#define NCASES (sizeof tolerance_cases / sizeof tolerance_cases[0])
+
 Test(check, tolerance_boundaries_and_special_values)
 {
-  static const tolerance_case cases[] = {
-      {1.0f, 1.0f, 0, 0, 0},         {1.5f, 1.0f, 0.5, 0, 0},            /* exactly at atol: passes */
-      {1.5f, 1.0f, 0.25, 0.25, 0},                                       /* atol + rtol*|ref| = 0.5: passes */
-      {1.5f, 1.0f, 0.25, 0.2, 1},                                        /* 0.45 < 0.5: fails */
-      {-3.0f, -2.0f, 0, 0.5, 0},                                         /* rtol uses |ref| */
-      {2.0f, -2.0f, 0, 1.0, 1},                                          /* sign flip beyond 2*rtol */
-      {NAN, 1.0f, 1e9, 1e9, 1},                                          /* NaN where a number was expected */
-      {1.0f, NAN, 1e9, 1e9, 1},                                          /* a number where NaN was expected */
-      {NAN, NAN, 0, 0, 0},                                               /* NaN status agrees */
-      {INFINITY, INFINITY, 0, 0, 0}, {-INFINITY, INFINITY, 1e9, 1e9, 1}, /* Inf of the wrong sign */
-      {INFINITY, 3e38f, 1e38, 1, 1}, /* Inf where a finite value was expected */
-      {0.0f, -0.0f, 0, 0, 1},        /* no tolerance means bit-exact: -0 is not +0 */
-      {0.0f, -0.0f, 1e-30, 0, 0},    /* with one, they are equal */
-  };
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+  const tolerance_case *cases = tolerance_cases;
+  for (size_t i = 0; i < NCASES; i++) {
     khost__check_stats st = check_one(cases[i].got, cases[i].ref, cases[i].atol, cases[i].rtol);
     cr_expect_eq(st.mismatches, (uint64_t)cases[i].fails, "case %zu: got %g ref %g atol %g rtol %g", i,
                  cases[i].got, cases[i].ref, cases[i].atol, cases[i].rtol);
@@ -177,4 +180,29 @@ Test(check, merging_combines_counts_and_maxima)
   cr_expect_float_eq(a.max_abs, 1, 1e-12);
   cr_expect_float_eq(a.max_rel, 0.75, 1e-12);
   cr_expect_float_eq(a.mean_abs, (1.0 + 6.0) / 40.0, 1e-12);
+}
+
+/* The per-call check's yes or no follows the same rule, element by element, and
+ * stops at the first failure wherever it is (bytes equal up to it). */
+Test(check, passes_follows_the_rule_of_check_output)
+{
+  for (size_t i = 0; i < NCASES; i++) {
+    const tolerance_case *c = &tolerance_cases[i];
+    float got[3] = {7, 8, c->got}, ref[3] = {7, 8, c->ref};
+    cr_expect_eq(khost__check_passes(KHOST__DT_FP32, got, ref, 3, c->atol, c->rtol, NULL), !c->fails,
+                 "case %zu: got %g ref %g atol %g rtol %g", i, c->got, c->ref, c->atol, c->rtol);
+  }
+  uint16_t ref16[4], got16[4];
+  for (int i = 0; i < 4; i++) ref16[i] = got16[i] = khost__fp16_encode(0.5 * (i + 1));
+  cr_expect(khost__check_passes(KHOST__DT_FP16, got16, ref16, 4, 0, 0, NULL), "equal bytes pass");
+  memset(&got16[0], KHOST__POISON_BYTE, 2);
+  cr_expect(!khost__check_passes(KHOST__DT_FP16, got16, ref16, 4, 1e9, 1e9, NULL), "poison never passes");
+  got16[0] = ref16[0];
+  got16[3] ^= 1;
+  cr_expect(!khost__check_passes(KHOST__DT_FP16, got16, ref16, 4, 0, 0, NULL), "one bit off, last element");
+  cr_expect(khost__check_passes(KHOST__DT_FP16, got16, ref16, 3, 0, 0, NULL), "only n elements are compared");
+  float got[2] = {1.0f, 1.25f}, ref[2] = {1.0f, 1.0f}, bound[2] = {0.0f, 0.2f};
+  cr_expect(!khost__check_passes(KHOST__DT_FP32, got, ref, 2, 0, 0.01, bound), "0.25 > 0.01 + 0.2");
+  bound[1] = 0.25f;
+  cr_expect(khost__check_passes(KHOST__DT_FP32, got, ref, 2, 0, 0.01, bound), "the element's own bound");
 }

@@ -11,6 +11,24 @@ static int parse(khost__options *o, khost__err *err, int argc, const char **argv
   return khost__cli_parse(argc, (char **)argv, o, err);
 }
 
+/* The timer is named as the reports write it; events unless asked. */
+Test(cli, timer_is_events_unless_cupti_is_asked)
+{
+  khost__options o;
+  khost__err err;
+  const char *plain[] = {"khost"};
+  cr_assert_eq(parse(&o, &err, 1, plain), KHOST__OK, "%s", err.msg);
+  cr_expect_eq(o.timer, KHOST__TIMER_EVENTS);
+  cr_expect_str_eq(khost__timer_name(o.timer), "events");
+  const char *cupti[] = {"khost", "--timer", "cupti"};
+  cr_assert_eq(parse(&o, &err, 3, cupti), KHOST__OK, "%s", err.msg);
+  cr_expect_eq(o.timer, KHOST__TIMER_CUPTI);
+  cr_expect_str_eq(khost__timer_name(o.timer), "cupti");
+  const char *events[] = {"khost", "--timer=cupti", "--timer", "events"};
+  cr_assert_eq(parse(&o, &err, 4, events), KHOST__OK, "%s", err.msg);
+  cr_expect_eq(o.timer, KHOST__TIMER_EVENTS, "the last one given wins");
+}
+
 Test(cli, defaults)
 {
   khost__options o;
@@ -169,6 +187,9 @@ Test(cli, bad_values_are_refused_with_the_rule)
       {"--throttle", "101", "--throttle needs a number from 0 to 100, got '101'"},
       {"--throttle", "-5", "--throttle needs a number from 0 to 100"},
       {"--throttle", "75%", "--throttle needs a number from 0 to 100, got '75%'"},
+      {"--timer", "ncu", "--timer takes events or cupti, got 'ncu'"},
+      {"--timer", "CUPTI", "--timer takes events or cupti, got 'CUPTI'"},
+      {"--timer", "", "--timer takes events or cupti, got ''"},
       /* The first fresh trial is a guard against cached results: it cannot be turned off. */
       {"--trials", "0", "--trials needs a whole number from 1 to 1000, got '0'"},
       {"--trials", "1001", "--trials needs a whole number from 1 to 1000"},

@@ -152,6 +152,29 @@ Test(compare, variant_and_clock_changes_are_noted)
   done();
 }
 
+/* A row of timer t with %sol sol, as a report of this khost writes it. */
+#define TIMED_ROW(case_name, timer, sol)                                                                     \
+  "{\"case\": \"" case_name                                                                                  \
+  "\", \"op\": \"reduce_sum\", \"backend\": \"k\", \"device\": \"cuda\", \"status\": \"PASS\","              \
+  " \"message\": \"\", \"variant\": null, \"sol_fraction\": " sol ","                                        \
+  " \"time\": {\"median_s\": 1e-3, \"noise_pct\": 0.1, \"timer\": \"" timer "\"}}"
+
+/* Each run's %sol is carried; a median made by another timer in each run says so. */
+Test(compare, each_run_s_sol_and_a_change_of_timer_are_carried)
+{
+  compare_with(TIMED_ROW("a", "cupti", "0.95") "," TIMED_ROW("b", "events", "null"),
+               TIMED_ROW("a", "events", "0.8") "," TIMED_ROW("b", "events", "0.5"), 0, 1.0);
+  cr_assert_eq(c.nrows, 2);
+  cr_expect_float_eq(c.rows[0].base_sol, 0.8, 1e-12);
+  cr_expect_float_eq(c.rows[0].run_sol, 0.95, 1e-12);
+  cr_expect_str_eq(c.rows[0].base_timer, "events");
+  cr_expect_str_eq(c.rows[0].run_timer, "cupti");
+  cr_expect_float_eq(c.rows[1].base_sol, 0.5, 1e-12);
+  cr_expect_float_eq(c.rows[1].run_sol, 0, 0, "a %%sol of null is none");
+  cr_expect_null(c.rows[1].base_timer, "the same timer is no change");
+  done();
+}
+
 Test(compare, a_key_twice_is_its_last_row_and_rows_come_sorted)
 {
   compare_with(ROW("b", "k", "PASS", "2e-3", "0.1", "null",

@@ -59,8 +59,11 @@ static khost__row sample_row(void)
           {.status = KHOST__ROW_PASS,
            .variant = "reduce_rows<tpr=8,nv=8,words>",
            .check = {.count = 7, .max_abs = 0.00025},
-           .time = {.samples = 30, .median = 0.00125, .sm_mhz = 1755, .throttled = 2, .sm_mhz_min = 1740}},
-      .derived = {.gbps = 0.0003696, .speedup = 2.5},
+           .time = {.samples = 30, .median = 0.00125, .sm_mhz = 1755, .throttled = 2, .sm_mhz_min = 1740},
+           .timer = "cupti",
+           .sol_s = 0.001,
+           .sol_kernel = "read_first_2x512"},
+      .derived = {.gbps = 0.0003696, .speedup = 2.5, .sol_fraction = 0.8},
   };
 }
 
@@ -132,7 +135,8 @@ Test(csv, header_names_every_field)
       "case,op,params,backend,device,status,message,atol,rtol,count,mismatches,unwritten,"
       "max_abs,max_rel,mean_abs,samples,median_s,mean_s,min_s,max_s,stddev_s,noise_pct,flops,"
       "bytes,gbps,tflops,peak_fraction,speedup,is_baseline,variant,sm_mhz,throttled,"
-      "sm_mhz_min,max_mixed,device_ordinal,device_name,device_uuid,finished\n";
+      "sm_mhz_min,max_mixed,device_ordinal,device_name,device_uuid,timer,sol_s,sol_fraction,sol_kernel,"
+      "finished\n";
   cr_expect_eq(strncmp(text, header, strlen(header)), 0, "%s", text);
   struct {
     const char *column, *value;
@@ -153,6 +157,10 @@ Test(csv, header_names_every_field)
       {"sm_mhz", "1755"},
       {"throttled", "2"},
       {"sm_mhz_min", "1740"},
+      {"timer", "cupti"},
+      {"sol_s", "0.001"},
+      {"sol_fraction", "0.8"},
+      {"sol_kernel", "read_first_2x512"},
       {"finished", "0"},
   };
   for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++) {
@@ -170,9 +178,10 @@ Test(csv, missing_values_are_empty_fields)
   row.measured.check.count = 0;
   row.measured.time.samples = 0;
   row.derived.speedup = 0;
+  row.derived.sol_fraction = 0;
   char *text = render(&row);
-  const char *empty[] = {"max_abs",       "median_s", "noise_pct", "gbps",      "tflops",
-                         "peak_fraction", "speedup",  "sm_mhz",    "sm_mhz_min"};
+  const char *empty[] = {"max_abs", "median_s", "noise_pct",  "gbps",  "tflops",      "peak_fraction",
+                         "speedup", "sm_mhz",   "sm_mhz_min", "timer", "sol_fraction"};
   for (size_t i = 0; i < sizeof empty / sizeof empty[0]; i++) {
     char value[600];
     cr_expect_str_eq(value_of(text, empty[i], value, sizeof value), "", "%s", empty[i]);
@@ -180,6 +189,8 @@ Test(csv, missing_values_are_empty_fields)
   char value[600];
   cr_expect_str_eq(value_of(text, "status", value, sizeof value), "TIMEOUT");
   cr_expect_str_eq(value_of(text, "samples", value, sizeof value), "0");
+  /* The case's, measured whether or not this row was timed. */
+  cr_expect_str_eq(value_of(text, "sol_s", value, sizeof value), "0.001");
   free(text);
 }
 

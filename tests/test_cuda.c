@@ -12,6 +12,7 @@
 #include "cuda.h"
 #include "cuda_kernels.h"
 #include "khost/plugin.h"
+#include "support/vary_walks.h"
 
 #define PREFIX_NO_DEVICE "no CUDA device"
 
@@ -404,6 +405,39 @@ Test(gpu, an_empty_call_takes_microseconds_cold_and_hot)
   }
 }
 
+/* The speed of light is the fastest candidate's median, every candidate was
+ * timed, and a pass over 64 MiB each way takes tens of microseconds on an
+ * H100 or H200, not nothing and not milliseconds. */
+Test(gpu, the_speed_of_light_is_the_fastest_candidate)
+{
+  khost__sol sol;
+  khost__err err = {""};
+  int n;
+  const khost__sol_kernel *kernels = khost__sol_kernels(&n);
+  need_device();
+  cr_assert_eq(khost__cuda_measure_sol(64 << 20, 64 << 20, 1, &sol, &err), KHOST__OK, "%s", err.msg);
+  cr_assert_not_null(sol.kernel);
+  for (int k = 0; k < n; k++) {
+    cr_expect_gt(sol.seconds_of[k], 0, "%s", kernels[k].name);
+    cr_expect_leq(sol.seconds, sol.seconds_of[k], "%s", kernels[k].name);
+  }
+  cr_expect(sol.seconds > 5e-6 && sol.seconds < 5e-3, "%g s by %s", sol.seconds, sol.kernel->name);
+}
+
+/* Each matrix peak is measured and plausible: above 50 TFLOP/s (any tensor-core
+ * GPU khost runs on) and below 10,000 (no GPU of today; a unit slip would show). */
+Test(gpu, the_matrix_peaks_are_measured_and_plausible, .timeout = 120)
+{
+  need_device();
+  for (int t = 0; t < KHOST__PEAKS; t++) {
+    double tflops = 0;
+    khost__err err = {""};
+    cr_expect_eq(khost__matrix_peak_measure((khost__peak_type)t, &tflops, &err), KHOST__OK, "%s: %s",
+                 khost__peak_name((khost__peak_type)t), err.msg);
+    cr_expect(tflops > 50 && tflops < 10000, "%s: %g TFLOP/s", khost__peak_name((khost__peak_type)t), tflops);
+  }
+}
+
 Test(gpu, sync_reports_a_sticky_error_as_such)
 {
   khost__err err = {""};
@@ -413,4 +447,104 @@ Test(gpu, sync_reports_a_sticky_error_as_such)
   cr_assert_eq(khost__launch_blocker(khost__cuda_stream(), unmapped, NULL, 1000), cudaSuccess);
   cr_assert_neq(khost__cuda_sync(&err), KHOST__OK);
   cr_assert(strstr(err.msg, "cudaErrorIllegalAddress") && strstr(err.msg, "sticky"), "%s", err.msg);
+}
+
+/* ---- fresh inputs on the device (core/cuda_kernels.cu's vary and vary_check) ---- */
+
+/* src (bytes) varied by c on the device, downloaded into out. */
+static void vary_on_device(const khost__vary_map *m, const khost__vary_call *c, const void *src, void *out,
+                           size_t bytes)
+{
+  void *dsrc = NULL, *ddst = NULL;
+  khost__err err = {""};
+  cr_assert_eq(khost__cuda_malloc(&dsrc, bytes, &err), KHOST__OK, "%s", err.msg);
+  cr_assert_eq(khost__cuda_malloc(&ddst, bytes, &err), KHOST__OK, "%s", err.msg);
+  cr_assert_eq(khost__cuda_upload(dsrc, src, bytes, &err), KHOST__OK, "%s", err.msg);
+  cr_assert_eq(khost__cuda_vary(m, c, dsrc, ddst, &err), KHOST__OK, "%s", err.msg);
+  cr_assert_eq(khost__cuda_download(out, ddst, bytes, &err), KHOST__OK, "%s", err.msg);
+  khost__cuda_free(ddst);
+  khost__cuda_free(dsrc);
+}
+
+Test(gpu, vary_writes_the_bytes_the_host_writes)
+{
+  need_device();
+  for (size_t k = 0; k < VARY_WALKS; k++) {
+    khost__variation v = vary_walk_variation(&vary_walks[k]);
+    size_t bytes = khost__vary_units(&v.inputs[0]) * (size_t)v.inputs[0].unit_bytes;
+    unsigned char *src = malloc(bytes), *host = malloc(bytes), *device = malloc(bytes);
+    khost__err err = {""};
+    cr_assert(src && host && device);
+    fill_pattern(src, bytes);
+    for (uint64_t call = 1; call <= 5; call++) {
+      khost__vary_call c;
+      khost__vary_draw(&v, 99 + k, call, &c);
+      cr_assert_eq(khost__vary_host(&v.inputs[0], &c, src, host, 1, &err), KHOST__OK, "%s", err.msg);
+      vary_on_device(&v.inputs[0], &c, src, device, bytes);
+      cr_assert_eq(memcmp(host, device, bytes), 0, "%s, call %llu", vary_walks[k].what,
+                   (unsigned long long)call);
+    }
+    free(device);
+    free(host);
+    free(src);
+  }
+}
+
+/* The device check of got against ref varied by c: {wrong, unwritten}. */
+static void check_on_device(const khost__vary_map *m, const khost__vary_call *c, int dtype, double atol,
+                            const float *ref, const float *bound, const float *got, size_t n,
+                            unsigned long long counts[2])
+{
+  void *dref = NULL, *dbound = NULL, *dgot = NULL;
+  khost__err err = {""};
+  cr_assert_eq(khost__cuda_malloc(&dref, n * 4, &err), KHOST__OK, "%s", err.msg);
+  cr_assert_eq(khost__cuda_malloc(&dbound, n * 4, &err), KHOST__OK, "%s", err.msg);
+  cr_assert_eq(khost__cuda_malloc(&dgot, n * 4, &err), KHOST__OK, "%s", err.msg);
+  cr_assert_eq(khost__cuda_upload(dref, ref, n * 4, &err), KHOST__OK, "%s", err.msg);
+  cr_assert_eq(khost__cuda_upload(dbound, bound, n * 4, &err), KHOST__OK, "%s", err.msg);
+  cr_assert_eq(khost__cuda_upload(dgot, got, n * 4, &err), KHOST__OK, "%s", err.msg);
+  cr_assert_eq(khost__cuda_vary_check(m, c, dtype, atol, 0, dref, dbound, dgot, counts, &err), KHOST__OK,
+               "%s", err.msg);
+  khost__cuda_free(dgot);
+  khost__cuda_free(dbound);
+  khost__cuda_free(dref);
+}
+
+/* fp32 [5000, 3], last dim permuted, element signs: the host's varied reference
+ * passes; one element off by 0.5 fails unless the bound of the element the
+ * variation moved there (found by varying the element numbers alike) allows it;
+ * a poisoned element is unwritten. */
+Test(gpu, vary_check_counts_what_the_host_rule_counts_with_moved_bounds)
+{
+  need_device();
+  khost__variation v = vary_walk_variation(&vary_walks[VARY_WALKS - 1]);
+  khost__vary_map numbers = v.inputs[0];
+  numbers.sign_mask = 0;
+  size_t n = khost__vary_units(&v.inputs[0]);
+  float *ref = malloc(n * 4), *got = malloc(n * 4), *bound = calloc(n, 4);
+  uint32_t *index = malloc(n * 4), *moved = malloc(n * 4);
+  unsigned long long counts[2];
+  khost__err err = {""};
+  khost__vary_call c;
+  cr_assert(ref && got && bound && index && moved);
+  for (size_t i = 0; i < n; i++) ref[i] = 1.0f + (float)(i % 97), index[i] = (uint32_t)i;
+  khost__vary_draw(&v, 7, 3, &c);
+  cr_assert_eq(khost__vary_host(&v.inputs[0], &c, ref, got, 1, &err), KHOST__OK, "%s", err.msg);
+  cr_assert_eq(khost__vary_host(&numbers, &c, index, moved, 1, &err), KHOST__OK, "%s", err.msg);
+  check_on_device(&v.inputs[0], &c, KHOST__VARY_CHECK_FP32, 1e-30, ref, bound, got, n, counts);
+  cr_expect(counts[0] == 0 && counts[1] == 0, "right: %llu wrong, %llu unwritten", counts[0], counts[1]);
+  got[4321] += got[4321] < 0 ? -0.5f : 0.5f;
+  check_on_device(&v.inputs[0], &c, KHOST__VARY_CHECK_FP32, 1e-30, ref, bound, got, n, counts);
+  cr_expect_eq(counts[0], 1, "0.5 off with no bound");
+  bound[moved[4321]] = 0.75f;
+  check_on_device(&v.inputs[0], &c, KHOST__VARY_CHECK_FP32, 1e-30, ref, bound, got, n, counts);
+  cr_expect_eq(counts[0], 0, "0.5 off within the bound of the element moved there");
+  memset(&got[17], 0xff, 4);
+  check_on_device(&v.inputs[0], &c, KHOST__VARY_CHECK_FP32, 1e-30, ref, bound, got, n, counts);
+  cr_expect(counts[0] == 1 && counts[1] == 1, "poison: %llu wrong, %llu unwritten", counts[0], counts[1]);
+  free(moved);
+  free(index);
+  free(bound);
+  free(got);
+  free(ref);
 }

@@ -43,6 +43,9 @@ static khost__run_info sample_info(void)
   info.l2_bytes = (size_t)60 << 20;
   info.peak_gbps = 4100.5;
   info.empty_call_s = 2.88e-6;
+  snprintf(info.timer, sizeof info.timer, "cupti");
+  info.peak_tflops[KHOST__PEAK_E4M3] = 1480.5;
+  info.peak_tflops[KHOST__PEAK_BF16] = 760.25;
   info.cuda_driver = 13000;
   snprintf(info.command, sizeof info.command, "khost run --suite smoke");
   snprintf(info.date, sizeof info.date, "2025-06-01T12:00:00Z");
@@ -69,8 +72,13 @@ static khost__row sample_row(const char *backend, khost__row_status status, doub
                             .min = median * 0.5,
                             .max = median * 2,
                             .stddev = median * 0.25,
-                            .noise = timed ? 1.5 : 0}},
-      .derived = {.speedup = speedup, .is_baseline = speedup == 1},
+                            .noise = timed ? 1.5 : 0},
+                   .timer = "cupti",
+                   .sol_s = 1.5e-6,
+                   .sol_kernel = "copy_2x512"},
+      .derived = {.speedup = speedup,
+                  .is_baseline = speedup == 1,
+                  .sol_fraction = timed ? 1.5e-6 / median : 0},
   };
   snprintf(r.id.backend, sizeof r.id.backend, "%s", backend);
   r.derived.gbps = timed ? r.id.bytes / median / 1e9 : 0;
@@ -128,6 +136,11 @@ Test(json, open_writes_a_valid_empty_document)
   cr_expect_eq(json_integer_value(field(doc, "run.l2_bytes")), 60 << 20);
   cr_expect_eq(json_real_value(field(doc, "run.peak_gbps")), 4100.5);
   cr_expect_eq(json_real_value(field(doc, "run.empty_call_s")), 2.88e-6);
+  cr_expect_str_eq(json_string_value(field(doc, "run.timer")), "cupti");
+  /* The measured peaks by input type; fp16's was not measured, so it has no key. */
+  cr_expect_eq(json_real_value(field(doc, "run.peak_tflops.e4m3")), 1480.5);
+  cr_expect_eq(json_real_value(field(doc, "run.peak_tflops.bf16")), 760.25);
+  cr_expect_eq(json_object_size(field(doc, "run.peak_tflops")), 2);
   cr_expect_str_eq(json_string_value(field(doc, "run.command")), "khost run --suite smoke");
   cr_expect_str_eq(json_string_value(field(doc, "run.date")), "2025-06-01T12:00:00Z");
   cr_expect(json_is_null(field(doc, "run.sm_clock_mhz")), "0 means unknown");
@@ -239,19 +252,41 @@ Test(json, keys_come_in_their_documented_order)
   keys_of(r, keys, sizeof keys);
   cr_expect_str_eq(keys,
                    "case,op,params,backend,device,variant,status,message,atol,rtol,check,time,flops,bytes,"
-                   "gbps,tflops,peak_fraction,speedup,is_baseline,case_index,device_ordinal,device_name,"
-                   "device_uuid");
+                   "gbps,tflops,peak_fraction,sol_s,sol_kernel,sol_fraction,speedup,is_baseline,case_index,"
+                   "device_ordinal,device_name,device_uuid");
   keys_of(field(doc, "run"), keys, sizeof keys);
   cr_expect_str_eq(
       keys, "khost_version,host,cpu,ncpus,device,sm_count,l2_bytes,sm_clock_mhz,mem_clock_mhz,peak_gbps,"
-            "empty_call_s,cuda_driver_version,cuda_runtime_version,suite,command,date,baseline,shard,"
+            "empty_call_s,timer,peak_tflops,cuda_driver_version,cuda_runtime_version,suite,command,date,"
+            "baseline,shard,"
             "merged_shards,devices");
   keys_of(field(r, "check"), keys, sizeof keys);
   cr_expect_str_eq(keys, "count,mismatches,unwritten,max_abs,max_rel,mean_abs,max_mixed,first_mismatches");
   keys_of(field(r, "time"), keys, sizeof keys);
-  cr_expect_str_eq(
-      keys,
-      "samples,median_s,mean_s,min_s,max_s,stddev_s,noise_pct,sm_mhz,throttled,sm_mhz_min,call_overhead_s");
+  cr_expect_str_eq(keys,
+                   "samples,median_s,mean_s,min_s,max_s,stddev_s,noise_pct,timer,sm_mhz,throttled,sm_mhz_min,"
+                   "call_overhead_s");
+  json_decref(doc);
+  khost__json_free(w);
+}
+
+/* Which timer made the row's numbers, and the case's speed of light against the row's median. */
+Test(json, a_row_names_its_timer_and_its_speed_of_light)
+{
+  khost__json_writer *w = open_ok();
+  khost__row timed = sample_row("cute", KHOST__ROW_PASS, 2e-6, 4);
+  khost__row untimed = sample_row("cute", KHOST__ROW_ERROR, 0, 0);
+  append_ok(w, &timed);
+  append_ok(w, &untimed);
+  json_t *doc = load();
+  json_t *a = json_array_get(field(doc, "rows"), 0), *b = json_array_get(field(doc, "rows"), 1);
+  cr_expect_str_eq(json_string_value(field(a, "time.timer")), "cupti");
+  cr_expect_float_eq(json_real_value(field(a, "sol_s")), 1.5e-6, 1e-18);
+  cr_expect_str_eq(json_string_value(field(a, "sol_kernel")), "copy_2x512");
+  cr_expect_float_eq(json_real_value(field(a, "sol_fraction")), 0.75, 1e-12);
+  cr_expect(json_is_null(field(b, "time.timer")), "an untimed row names no timer");
+  cr_expect_float_eq(json_real_value(field(b, "sol_s")), 1.5e-6, 1e-18, "the case's, timed or not");
+  cr_expect(json_is_null(field(b, "sol_fraction")));
   json_decref(doc);
   khost__json_free(w);
 }

@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "report.h"
 #include "report_doc.h"
 
 TestSuite(report_read, .init = scratch_dir_make, .fini = scratch_dir_remove);
@@ -83,4 +84,27 @@ Test(report_read, each_bad_input_says_what_is_wrong)
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
     expect_refused(cases[i].text, KHOST__E_CONFIG, cases[i].part);
+}
+
+/* The matrix peaks khost measures come back into the run's description by name
+ * (khost merge keeps them); a single number names no input type. */
+Test(report_read, the_measured_peaks_read_back_by_name)
+{
+  static const char *const texts[] = {
+      RUN_OF("{\"peak_tflops\": {\"e4m3\": 1480.5, \"bf16\": 760.25, \"tf32\": 400}}"),
+      RUN_OF("{\"peak_tflops\": 1480}"),
+  };
+  for (int i = 0; i < 2; i++) {
+    char path[256];
+    khost__report_doc doc;
+    khost__run_info info;
+    khost__err err;
+    report_file(path, sizeof path, "r.json", texts[i]);
+    cr_assert_eq(khost__report_read(path, &doc, &err), KHOST__OK, "%s", err.msg);
+    khost__report_run_info(&doc, &info);
+    cr_expect_eq(info.peak_tflops[KHOST__PEAK_E4M3], i == 0 ? 1480.5 : 0);
+    cr_expect_eq(info.peak_tflops[KHOST__PEAK_BF16], i == 0 ? 760.25 : 0);
+    cr_expect_eq(info.peak_tflops[KHOST__PEAK_FP16], 0);
+    khost__report_free(&doc);
+  }
 }

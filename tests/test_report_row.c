@@ -52,7 +52,7 @@ static khost__row timed_fail(void)
   r.measured.check.shown[0] = (khost__mismatch){17, "c[batch=0, row=17]", 1.5, -2.25};
   r.measured.check.shown[1] = (khost__mismatch){99, "c[batch=1, row=3]", NAN, 0.5};
   r.measured.time = time;
-  r.derived = (khost__derived){12.288, 0.065536, 0.003, 0, 0};
+  r.derived = (khost__derived){.gbps = 12.288, .tflops = 0.065536, .peak_fraction = 0.003};
   return r;
 }
 
@@ -64,7 +64,7 @@ static khost__row one_sample_pass(void)
   r.measured.status = KHOST__ROW_PASS;
   r.measured.check.count = 6400;
   r.measured.time = time;
-  r.derived = (khost__derived){2.048e-4, 0, 0, 1, 1};
+  r.derived = (khost__derived){.gbps = 2.048e-4, .speedup = 1, .is_baseline = 1};
   return r;
 }
 

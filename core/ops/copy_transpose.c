@@ -1,5 +1,6 @@
 /* copy_transpose: out[j][i] = in[i][j] for in [m, n], out [n, m]; dtype fp16, bf16, fp32. */
 #include "catalog.h"
+#include "variation.h"
 #include "khost/ops/copy_transpose.h"
 #include "ops/rowwise.h"
 
@@ -35,6 +36,15 @@ static void tolerance(const khost__case *c, double *atol, double *rtol)
   *rtol = 0.0;
 }
 
+/* A transpose moves bits: every element may flip its sign and the rows may be
+ * permuted, and the output's columns follow exactly. */
+static void vary(const khost__case *c, khost__variation *v)
+{
+  static const int out_axes[2] = {KHOST__ROWWISE_COL, KHOST__ROWWISE_ROW};
+  khost__rowwise_vary(c, v, KHOST__ROWWISE_ROW, 1u << KHOST__ROWWISE_ROW | 1u << KHOST__ROWWISE_COL,
+                      out_axes);
+}
+
 const khost__op khost__op_copy_transpose = {
     .name = "copy_transpose",
     .summary = "out[j][i] = in[i][j], bit-exact (fp16, bf16, fp32)",
@@ -45,4 +55,5 @@ const khost__op khost__op_copy_transpose = {
     .flops = flops,
     .bytes = bytes,
     .tolerance = tolerance,
+    .vary = vary,
 };

@@ -12,7 +12,9 @@
 #include "catalog.h"
 #include "formats.h"
 #include "khost/ops/fp8_block_gemm.h"
+#include "matrix_peak.h"
 #include "rng.h"
+#include "variation.h"
 
 #define DIM_MAX   (INT64_C(1) << 24)
 #define BLOCK_MAX (INT64_C(1) << 16) /* the oracle's block sums are exact up to 2^17 terms */
@@ -354,6 +356,53 @@ out:
   return rc;
 }
 
+/* Its FLOPs are e4m3 products on the tensor cores, whatever the scales. */
+static int matrix_peak(const khost__case *c)
+{
+  (void)c;
+  return KHOST__PEAK_E4M3;
+}
+
+/* Axes: the row of a and out (0) and the scale block along k (1). Negating row
+ * i of a negates out[i][*] exactly (IEEE rounding is symmetric; the scales stay
+ * positive). Permuting the k blocks of a and b alike, with their scales in both
+ * layouts, leaves every exact sum, so the reference and the bounds, unchanged
+ * (as reduce_sum's columns), while every byte a kernel reads moves. b gets no
+ * signs: out would then flip by row sign times column sign, which the sign rule
+ * (core/variation_map.h) does not make. */
+static void vary(const khost__case *c, khost__variation *v)
+{
+  enum { ROW, KBLOCK, NONE = KHOST__VARY_NO_AXIS };
+  static const char *const names[3] = {"row", "kblock", "k"};
+  static const int a_axes[3] = {ROW, KBLOCK, NONE}, b_axes[3] = {NONE, KBLOCK, NONE};
+  static const int scale_axes[2] = {NONE, KBLOCK}, scale_t_axes[2] = {KBLOCK, NONE},
+                   out_axes[2] = {ROW, NONE};
+  dims d = dims_of(c);
+  khost__tensor_set set;
+  khost__tensor_spec blocked;
+  int64_t kb = d.k / d.qk;
+  const int64_t extent[] = {[ROW] = d.m, [KBLOCK] = kb};
+  tensors(c, &set);
+  khost__vary_declare(v, extent, 2, KBLOCK, 1u << ROW);
+  /* a and b seen as [rows, k / qk, qk]: the same bytes, the block a dim of its own. */
+  for (int t = KHOST_FP8_BLOCK_GEMM_A; t <= KHOST_FP8_BLOCK_GEMM_B; t++) {
+    const int64_t shape[3] = {set.inputs[t].shape[0], kb, d.qk};
+    khost__tensor_spec_fill(&blocked, set.inputs[t].name, KHOST__DT_E4M3, 3, shape, names);
+    khost__vary_map_of(&v->inputs[t], &blocked, t == KHOST_FP8_BLOCK_GEMM_A ? a_axes : b_axes,
+                       t == KHOST_FP8_BLOCK_GEMM_A);
+  }
+  khost__vary_map_of(&v->inputs[KHOST_FP8_BLOCK_GEMM_SA], &set.inputs[KHOST_FP8_BLOCK_GEMM_SA], scale_axes,
+                     0);
+  khost__vary_map_of(&v->inputs[KHOST_FP8_BLOCK_GEMM_SB], &set.inputs[KHOST_FP8_BLOCK_GEMM_SB], scale_axes,
+                     0);
+  khost__vary_map_of(&v->inputs[KHOST_FP8_BLOCK_GEMM_SA_T], &set.inputs[KHOST_FP8_BLOCK_GEMM_SA_T],
+                     scale_t_axes, 0);
+  khost__vary_map_of(&v->inputs[KHOST_FP8_BLOCK_GEMM_SB_T], &set.inputs[KHOST_FP8_BLOCK_GEMM_SB_T],
+                     scale_t_axes, 0);
+  khost__vary_map_of(&v->outputs[KHOST_FP8_BLOCK_GEMM_OUT], &set.outputs[KHOST_FP8_BLOCK_GEMM_OUT], out_axes,
+                     1);
+}
+
 const khost__op khost__op_fp8_block_gemm = {
     .name = "fp8_block_gemm",
     .summary = "e4m3 matrix product with fp32 scales per block of qm x qk (a) and qn x qk (b), bf16 output",
@@ -366,4 +415,6 @@ const khost__op khost__op_fp8_block_gemm = {
     .bytes = bytes,
     .tolerance = tolerance,
     .error_bound = error_bound,
+    .vary = vary,
+    .matrix_peak = matrix_peak,
 };

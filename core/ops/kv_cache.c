@@ -104,6 +104,37 @@ void khost__kv_generate(const khost__case *c, uint64_t seed, int index, void *ds
   }
 }
 
+/* The variation's axes: a copy is exact under any relabelling of coordinates
+ * and any flip of sign bits, so every axis a layout names may serve. */
+enum { AXIS_T, AXIS_H, AXIS_D };
+
+/* The map of side tensor t: each dim's axis found by its name. */
+static void side_map(khost__vary_map *m, const khost__tensor_spec *t)
+{
+  static const char *const names[] = {"t", "h", "d"};
+  int axes[KHOST_MAX_DIMS];
+  for (int d = 0; d < t->ndim; d++) {
+    axes[d] = KHOST__VARY_NO_AXIS;
+    for (int a = AXIS_T; a <= AXIS_D; a++)
+      if (strcmp(t->dim_names[d], names[a]) == 0) axes[d] = a;
+  }
+  khost__vary_map_of(m, t, axes, 1);
+}
+
+void khost__kv_vary(const khost__case *c, khost__variation *v)
+{
+  static const int table_axes[1] = {KHOST__VARY_NO_AXIS};
+  khost_kv_dims k = khost__kv_dims_of(c);
+  const int64_t extent[] = {[AXIS_T] = k.nt, [AXIS_H] = k.nh, [AXIS_D] = k.hd};
+  khost__tensor_set set;
+  c->op->tensors(c, &set);
+  khost__vary_declare(v, extent, 3, AXIS_D, 1u << AXIS_T | 1u << AXIS_H);
+  side_map(&v->inputs[KHOST_KV_SRC], &set.inputs[KHOST_KV_SRC]);
+  side_map(&v->outputs[KHOST_KV_DST], &set.outputs[KHOST_KV_DST]);
+  khost__vary_map_of(&v->inputs[KHOST_KV_SRC_TABLE], &set.inputs[KHOST_KV_SRC_TABLE], table_axes, 0);
+  khost__vary_map_of(&v->inputs[KHOST_KV_DST_TABLE], &set.inputs[KHOST_KV_DST_TABLE], table_axes, 0);
+}
+
 double khost__kv_bytes(const khost__case *c)
 {
   khost__tensor_set set;

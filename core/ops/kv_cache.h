@@ -5,6 +5,7 @@
 #define KHOST_CORE_OPS_KV_CACHE_H
 
 #include "catalog.h"
+#include "variation.h"
 #include "khost/ops/kv_cache.h"
 
 /* nb, nh, nl, no, nt, hd, dtype, then layout: the operational ops take the first
@@ -25,6 +26,11 @@ void khost__kv_tensors(const khost__case *c, khost__tensor_set *set, khost__kv_s
 
 /* Element e of src: random bits of the dtype, any finite value. */
 void khost__kv_generate(const khost__case *c, uint64_t seed, int index, void *dst);
+
+/* A copy's variation: the head dim (d) permuted, and signs by token and head
+ * (t, h), found by name in every layout, so that dst's element moves and flips
+ * with src's; the tables, made per call, are not varied. */
+void khost__kv_vary(const khost__case *c, khost__variation *v);
 
 /* Each element read once and written once: 2 x the data moved (the tables' few
  * bytes are not counted). */
@@ -53,6 +59,7 @@ void khost__kv_tolerance(const khost__case *c, double *atol, double *rtol);
       .flops = khost__kv_flops,                                                                              \
       .bytes = khost__kv_bytes,                                                                              \
       .tolerance = khost__kv_tolerance,                                                                      \
+      .vary = khost__kv_vary,                                                                                \
   }
 
 #endif

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "catalog.h"
+#include "variation.h"
 #include "khost/ops/nvfp4_gemv.h"
 #include "rng.h"
 
@@ -185,6 +186,25 @@ static void tolerance(const khost__case *c, double *atol, double *rtol)
   *rtol = 1e-3;
 }
 
+/* Axes batch (0) and row (1). Negating row i of a (both fp4 codes of each of
+ * its bytes) negates c[batch][i] exactly; the scales stay positive. Batches are
+ * permuted, every tensor's batch slice alike (the swizzled scales included). */
+static void vary(const khost__case *c, khost__variation *v)
+{
+  enum { BATCH, ROW, NONE = KHOST__VARY_NO_AXIS };
+  static const int a_axes[3] = {BATCH, ROW, NONE}, batch_axes[3] = {BATCH, NONE, NONE};
+  static const int sfa_axes[3] = {BATCH, ROW, NONE}, c_axes[2] = {BATCH, ROW};
+  dims d = dims_of(c);
+  const int64_t extent[] = {[BATCH] = d.l, [ROW] = d.m};
+  khost__tensor_set set;
+  tensors(c, &set);
+  khost__vary_declare(v, extent, 2, BATCH, 1u << BATCH | 1u << ROW);
+  for (int t = 0; t < set.ninputs; t++) khost__vary_map_of(&v->inputs[t], &set.inputs[t], batch_axes, 0);
+  khost__vary_map_of(&v->inputs[KHOST_NVFP4_GEMV_A], &set.inputs[KHOST_NVFP4_GEMV_A], a_axes, 1);
+  khost__vary_map_of(&v->inputs[KHOST_NVFP4_GEMV_SFA], &set.inputs[KHOST_NVFP4_GEMV_SFA], sfa_axes, 0);
+  khost__vary_map_of(&v->outputs[KHOST_NVFP4_GEMV_C], &set.outputs[KHOST_NVFP4_GEMV_C], c_axes, 1);
+}
+
 const khost__op khost__op_nvfp4_gemv = {
     .name = "nvfp4_gemv",
     .summary = "batched fp4 (e2m1) matrix-vector product with e4m3 scales per 16 elements, fp16 output",
@@ -195,4 +215,5 @@ const khost__op khost__op_nvfp4_gemv = {
     .flops = flops,
     .bytes = bytes,
     .tolerance = tolerance,
+    .vary = vary,
 };

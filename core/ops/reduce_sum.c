@@ -2,6 +2,7 @@
 #include <math.h>
 
 #include "catalog.h"
+#include "variation.h"
 #include "khost/ops/reduce_sum.h"
 #include "ops/rowwise.h"
 
@@ -58,6 +59,15 @@ static void tolerance(const khost__case *c, double *atol, double *rtol)
   *rtol = 2.0 * khost__rowwise_unit_roundoff(d.dtype);
 }
 
+/* Signs per row: a row of negated values sums exactly to the negated sum, so
+ * each output flips with its row. Columns permuted: the exact sum, and so the
+ * reference, does not change, but the bytes a kernel reads do. */
+static void vary(const khost__case *c, khost__variation *v)
+{
+  static const int out_axes[1] = {KHOST__ROWWISE_ROW};
+  khost__rowwise_vary(c, v, KHOST__ROWWISE_COL, 1u << KHOST__ROWWISE_ROW, out_axes);
+}
+
 const khost__op khost__op_reduce_sum = {
     .name = "reduce_sum",
     .summary = "out[i] = sum_j in[i][j], fp32 accumulation (fp16, bf16, fp32)",
@@ -68,4 +78,5 @@ const khost__op khost__op_reduce_sum = {
     .flops = flops,
     .bytes = bytes,
     .tolerance = tolerance,
+    .vary = vary,
 };

@@ -1,13 +1,14 @@
 #include "ops/rowwise.h"
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "formats.h"
 #include "khost/ops/rowwise.h"
+#include "parallel_rows.h"
 #include "rng.h"
+#include "variation.h"
 
 /* 2^31 per dimension keeps every product of two dimensions inside int64 and
  * size_t; the byte limit of the catalog bounds the total. */
@@ -74,21 +75,21 @@ static double row_offset(uint64_t seed, int index, uint64_t row, double offset_m
   return offset_max * (2 * khost__rng_unit(w[0]) - 1);
 }
 
-/* Rows [row_begin, row_end) of one generate call: a share for one thread. */
+/* One generate call, for the rows each thread takes. */
 typedef struct rows_job {
   khost__rowwise_dims d;
   uint64_t seed;
   int index;
   void *dst;
   khost__rowwise_draw draw;
-  uint64_t row_begin, row_end;
 } rows_job;
 
-static void generate_rows(const rows_job *job)
+static void generate_rows(void *arg, int worker, int64_t row_begin, int64_t row_end)
 {
+  const rows_job *job = arg;
   uint64_t n = (uint64_t)job->d.n, block = UINT64_MAX;
   double z[4];
-  for (uint64_t i = job->row_begin; i < job->row_end; i++) {
+  for (uint64_t i = (uint64_t)row_begin; i < (uint64_t)row_end; i++) {
     double offset = row_offset(job->seed, job->index, i, job->draw.offset_max);
     for (uint64_t e = i * n; e < (i + 1) * n; e++) {
       /* Block e/4 gives elements 4q..4q+3: the two Box-Muller pairs of words
@@ -105,12 +106,6 @@ static void generate_rows(const rows_job *job)
   }
 }
 
-static void *run_rows_job(void *job)
-{
-  generate_rows(job);
-  return NULL;
-}
-
 /* Box-Muller costs tens of ns per value, seconds for the perf suites' 2^26-element
  * tensors, so large tensors are split by rows over the machine's cores. Values
  * depend on the element alone, so the split cannot change a bit. */
@@ -124,7 +119,6 @@ static int thread_count(khost__rowwise_dims d)
   uint64_t t = cores < 1 ? 1 : (uint64_t)cores;
   if (t > MAX_THREADS) t = MAX_THREADS;
   if (t > by_size) t = by_size;
-  if (t > (uint64_t)d.m) t = (uint64_t)d.m;
   return t < 1 ? 1 : (int)t;
 }
 
@@ -132,31 +126,22 @@ void khost__rowwise_generate(const khost__case *c, uint64_t seed, int index, voi
                              khost__rowwise_draw draw)
 {
   khost__rowwise_dims d = khost__rowwise_dims_of(c);
-  int nthreads = thread_count(d);
-  rows_job jobs[MAX_THREADS];
-  pthread_t threads[MAX_THREADS];
-  bool started[MAX_THREADS] = {false};
-  for (int t = 0; t < nthreads; t++) {
-    jobs[t] = (rows_job){d,
-                         seed,
-                         index,
-                         dst,
-                         draw,
-                         (uint64_t)d.m * (uint64_t)t / (uint64_t)nthreads,
-                         (uint64_t)d.m * (uint64_t)(t + 1) / (uint64_t)nthreads};
-  }
-  /* A thread that cannot start leaves its rows to this one. */
-  for (int t = 1; t < nthreads; t++) {
-    started[t] = pthread_create(&threads[t], NULL, run_rows_job, &jobs[t]) == 0;
-  }
-  generate_rows(&jobs[0]);
-  for (int t = 1; t < nthreads; t++) {
-    if (started[t]) {
-      pthread_join(threads[t], NULL);
-    } else {
-      generate_rows(&jobs[t]);
-    }
-  }
+  rows_job job = {d, seed, index, dst, draw};
+  khost__parallel_rows(d.m, thread_count(d), generate_rows, &job);
+}
+
+void khost__rowwise_vary(const khost__case *c, khost__variation *v, int permuted_axis, unsigned sign_axes,
+                         const int *out_axes)
+{
+  static const int in_axes[2] = {KHOST__ROWWISE_ROW, KHOST__ROWWISE_COL};
+  khost__rowwise_dims d = khost__rowwise_dims_of(c);
+  const int64_t extent[] = {[KHOST__ROWWISE_ROW] = d.m, [KHOST__ROWWISE_COL] = d.n};
+  khost__tensor_set set;
+  c->op->tensors(c, &set);
+  khost__vary_declare(v, extent, 2, permuted_axis, sign_axes);
+  khost__vary_map_of(&v->inputs[KHOST_ROWWISE_IN], &set.inputs[KHOST_ROWWISE_IN], in_axes, sign_axes != 0);
+  khost__vary_map_of(&v->outputs[KHOST_ROWWISE_OUT], &set.outputs[KHOST_ROWWISE_OUT], out_axes,
+                     sign_axes != 0);
 }
 
 double khost__rowwise_unit_roundoff(khost__dtype_id dtype)

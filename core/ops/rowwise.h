@@ -41,6 +41,14 @@ typedef struct khost__rowwise_draw {
 void khost__rowwise_generate(const khost__case *c, uint64_t seed, int index, void *dst,
                              khost__rowwise_draw draw);
 
+/* The row ops' variation (core/variation.h): axis 0 the row (m), axis 1 the
+ * column (n); the input indexes (row, col), the output the axes out_axes (one
+ * per dim of the output). Signs flip only where sign_axes is not 0. */
+#define KHOST__ROWWISE_ROW 0
+#define KHOST__ROWWISE_COL 1
+void khost__rowwise_vary(const khost__case *c, struct khost__variation *v, int permuted_axis,
+                         unsigned sign_axes, const int *out_axes);
+
 /* Unit roundoff of a float dtype (half an ulp, relative): 2^-11, 2^-8, 2^-24. */
 double khost__rowwise_unit_roundoff(khost__dtype_id dtype);
 

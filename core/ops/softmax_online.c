@@ -3,6 +3,7 @@
 #include <math.h>
 
 #include "catalog.h"
+#include "variation.h"
 #include "khost/ops/softmax_online.h"
 #include "ops/rowwise.h"
 
@@ -71,6 +72,14 @@ static void tolerance(const khost__case *c, double *atol, double *rtol)
   *rtol = 2.0 * khost__rowwise_unit_roundoff(d.dtype) + fp32_units * 0x1p-24;
 }
 
+/* Softmax is not odd, so no signs; permuting a row's columns permutes its
+ * outputs alike, and keeps each row's offset (the overflow test). */
+static void vary(const khost__case *c, khost__variation *v)
+{
+  static const int out_axes[2] = {KHOST__ROWWISE_ROW, KHOST__ROWWISE_COL};
+  khost__rowwise_vary(c, v, KHOST__ROWWISE_COL, 0, out_axes);
+}
+
 const khost__op khost__op_softmax_online = {
     .name = "softmax_online",
     .summary = "row-wise softmax along the last dim, max-subtracted, one pass (fp16, bf16, fp32)",
@@ -81,4 +90,5 @@ const khost__op khost__op_softmax_online = {
     .flops = flops,
     .bytes = bytes,
     .tolerance = tolerance,
+    .vary = vary,
 };

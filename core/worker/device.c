@@ -2,6 +2,7 @@
  * bandwidth and the empty call's time measured and sent to the parent; the
  * CUDA slots are skipped, with the reason, when it cannot be brought up. */
 #include <stdio.h>
+#include <string.h>
 
 #include "child.h"
 #include "phases.h"
@@ -23,6 +24,34 @@ static void measure_device(khost__worker *w)
     w->device.empty_call_s = 0;
 }
 
+/* The matrix peaks, unless an earlier worker measured them (or found it could
+ * not: without cuBLASLt every case would try again). A failure costs the
+ * compute side of the speed of light, with a line on stderr, not the rows. */
+static void measure_peaks(khost__worker *w)
+{
+  const khost__device_info *known = w->job->known;
+  khost__err err;
+  memcpy(w->device.peak_tflops, known->peak_tflops, sizeof w->device.peak_tflops);
+  w->device.peaks_tried = known->peaks_tried;
+  for (int t = 0; t < KHOST__PEAKS && !w->device.peaks_tried; t++)
+    if (khost__matrix_peak_measure((khost__peak_type)t, &w->device.peak_tflops[t], &err) != KHOST__OK)
+      fprintf(stderr, "khost: %s matrix peak not measured: %s\n", khost__peak_name((khost__peak_type)t),
+              err.msg);
+  w->device.peaks_tried = 1;
+}
+
+/* --timer cupti before anything is timed, so that the copy, the empty call and
+ * the speed of light are timed as the rows are. Unusable, it fails the CUDA rows:
+ * times from another timer than asked would pass for its. */
+static void start_timer(khost__worker *w)
+{
+  khost__err err;
+  if (khost__cuda_set_timer(w->job->o->timer == KHOST__TIMER_CUPTI, &err) == KHOST__OK) return;
+  for (int s = 0; s < w->job->nslots; s++)
+    if (w->active[s] && w->job->slots[s].device_type == KHOST_DEVICE_CUDA)
+      khost__worker_settle(w, s, KHOST__ROW_ERROR, "--timer cupti: %s", err.msg);
+}
+
 static int wants_cuda(const khost__worker *w)
 {
   int wants = 0;
@@ -42,7 +71,9 @@ static int run(khost__worker *w)
   } else if (usable) {
     w->cuda_ready = 1;
     khost__cuda_set_blocking(!job->o->no_blocking_kernel);
+    start_timer(w);
     measure_device(w);
+    measure_peaks(w);
     khost__child_send(w->fd, KHOST__MSG_DEVICE, &w->device, sizeof w->device);
   }
   for (int s = 0; s < job->nslots; s++)

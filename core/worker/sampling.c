@@ -6,11 +6,17 @@
 #include "phases.h"
 
 /* A warm-up or sample that failed: CRASH when the CUDA context broke (the worker
- * then restarts: returned), else ERROR, with the inputs the kernel ran on restored. */
+ * then restarts: returned), FAIL with the failing call's counts when a timed
+ * call's outputs were wrong, else ERROR; the inputs the kernel ran on restored. */
 static int settle_failure(khost__worker *w, int s, int rc, const char *when, const khost__err *err)
 {
   if (rc == KHOST__E_CUDA_BROKEN) return khost__worker_settle(w, s, KHOST__ROW_CRASH, "%s", err->msg), rc;
-  khost__worker_settle(w, s, KHOST__ROW_ERROR, "while %s: %s", when, err->msg);
+  if (rc == KHOST__E_WRONG) {
+    w->rows[s].check = w->timers[s].failed;
+    khost__worker_settle(w, s, KHOST__ROW_FAIL, "%s", err->msg);
+  } else {
+    khost__worker_settle(w, s, KHOST__ROW_ERROR, "while %s: %s", when, err->msg);
+  }
   khost__worker_restore_inputs(w);
   return KHOST__OK;
 }

@@ -7,6 +7,7 @@
 
 #include "child.h"
 #include "fork_guard.h"
+#include "nvtx.h"
 #include "progress.h"
 
 /* The announcement, also noted for the fork guard: the message of a process
@@ -18,6 +19,8 @@ static void send_begin(const khost__worker *w, const khost__begin_msg *m)
           : m->slot == KHOST__FINI_SLOT   ? m->plugin
                                           : -1;
   if (p >= 0) khost__fork_guard_note(w->job->reg->plugins[p].desc->name, m->phase);
+  khost__nvtx_phase(w->job->c->name, p >= 0 ? w->job->reg->plugins[p].desc->name : KHOST__NVTX_SELF,
+                    m->phase);
   khost__child_send(w->fd, KHOST__MSG_BEGIN, m, sizeof *m);
 }
 

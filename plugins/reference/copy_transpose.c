@@ -52,7 +52,7 @@ static int run(const khost_input *in)
   khost__reference_rows rows;
   int status = khost__reference_rows_open(in, KHOST__ROWS_OUT_TRANSPOSED, &rows);
   if (status != KHOST_STATUS_OK) return status;
-  khost__reference_parallel(rows.call.m, khost__reference_threads(in), transpose_rows, &rows);
+  khost__parallel_rows(rows.call.m, khost__reference_threads(in), transpose_rows, &rows);
   return KHOST_STATUS_OK;
 }
 

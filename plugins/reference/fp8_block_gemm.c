@@ -100,8 +100,8 @@ static int run(const khost_input *in)
   khost__fp8_gemm g;
   int status = khost__fp8_gemm_open(in, KHOST_DEVICE_CPU, &g);
   if (status != KHOST_STATUS_OK) return status;
-  int workers = khost__reference_workers(g.m, khost__reference_threads(in));
-  double table[256], *scratch[KHOST__REFERENCE_MAX_THREADS] = {0};
+  int workers = khost__parallel_workers(g.m, khost__reference_threads(in));
+  double table[256], *scratch[KHOST__MAX_THREADS] = {0};
   for (int v = 0; v < 256; v++) table[v] = khost__e4m3_decode((uint8_t)v);
   gemm_job job = {&g, malloc((size_t)(g.n * g.k) * sizeof(double)), table, scratch};
   if (!job.b || alloc_scratch(&g, workers, scratch) != KHOST_STATUS_OK) {
@@ -112,7 +112,7 @@ static int run(const khost_input *in)
   }
   openblas_set_num_threads(1);
   decode_codes(g.b, g.n * g.k, table, job.b);
-  khost__reference_parallel(g.m, khost__reference_threads(in), gemm_rows, &job);
+  khost__parallel_rows(g.m, khost__reference_threads(in), gemm_rows, &job);
 out:
   for (int w = 0; w < workers; w++) free(scratch[w]);
   free(job.b);

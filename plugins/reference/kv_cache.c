@@ -54,6 +54,6 @@ int khost__reference_kv_run(const khost_input *in)
   int status = khost__kv_open(in, KHOST_DEVICE_CPU, &call);
   if (status == KHOST_STATUS_OK) status = khost__kv_check_tables(in, &call);
   if (status != KHOST_STATUS_OK) return status;
-  khost__reference_parallel(call.dims.nb, khost__reference_threads(in), copy_blocks, &call);
+  khost__parallel_rows(call.dims.nb, khost__reference_threads(in), copy_blocks, &call);
   return KHOST_STATUS_OK;
 }

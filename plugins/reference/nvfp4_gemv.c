@@ -164,7 +164,7 @@ static int run(const khost_input *in)
                                (long long)(gemv.l * gemv.k));
     goto out;
   }
-  khost__reference_parallel(gemv.l * gemv.m, khost__reference_threads(in), gemv_rows, &job);
+  khost__parallel_rows(gemv.l * gemv.m, khost__reference_threads(in), gemv_rows, &job);
 out:
   free_vector(&job.vec);
   return status;

@@ -23,7 +23,7 @@ static int run(const khost_input *in)
   khost__reference_rows rows;
   int status = khost__reference_rows_open(in, KHOST__ROWS_OUT_REDUCED, &rows);
   if (status != KHOST_STATUS_OK) return status;
-  khost__reference_parallel(rows.call.m, khost__reference_threads(in), reduce_rows, &rows);
+  khost__parallel_rows(rows.call.m, khost__reference_threads(in), reduce_rows, &rows);
   return KHOST_STATUS_OK;
 }
 

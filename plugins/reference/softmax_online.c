@@ -53,12 +53,12 @@ static int run(const khost_input *in)
   int status = khost__reference_rows_open(in, KHOST__ROWS_OUT_SAME, &job.rows);
   if (status != KHOST_STATUS_OK) return status;
   int threads = khost__reference_threads(in);
-  size_t workers = (size_t)khost__reference_workers(job.rows.call.m, threads);
+  size_t workers = (size_t)khost__parallel_workers(job.rows.call.m, threads);
   job.scratch = calloc(workers * (size_t)job.rows.call.n, sizeof *job.scratch);
   if (!job.scratch)
     return khost__input_fail(in, KHOST_STATUS_INTERNAL, "out of memory for %zu x %lld doubles", workers,
                              (long long)job.rows.call.n);
-  khost__reference_parallel(job.rows.call.m, threads, softmax_rows, &job);
+  khost__parallel_rows(job.rows.call.m, threads, softmax_rows, &job);
   free(job.scratch);
   return KHOST_STATUS_OK;
 }

@@ -139,8 +139,8 @@ Test(backends, a_failing_row_gets_no_speedup)
   free_outcome(&o);
 }
 
-/* A baseline that failed after it was timed (on fresh inputs, pass 2) is no yardstick:
- * nobody gets a speedup. */
+/* A baseline that failed (at its first timed call, a result kept from its first
+ * check) is no yardstick: nobody gets a speedup. */
 Test(backends, a_failing_baseline_gives_no_speedups)
 {
   outcome o;
@@ -152,8 +152,6 @@ Test(backends, a_failing_baseline_gives_no_speedups)
          *free_row = json_row(doc, COPY_CASE, "fault_free");
   cr_assert(cached && free_row);
   cr_expect_str_eq(json_text(cached, "status"), "FAIL");
-  cr_expect_gt(json_integer_value(json_object_get(json_object_get(cached, "time"), "samples")), 0,
-               "the baseline was timed before its fresh-input check failed");
   cr_expect_str_eq(json_text(free_row, "status"), "PASS");
   cr_expect(json_is_null(json_object_get(free_row, "speedup")), "no speedup over a failed baseline");
   cr_expect(json_is_null(json_object_get(json_row(doc, COPY_CASE, "reference"), "speedup")));

@@ -50,7 +50,7 @@ Test(cli, help_lists_every_flag)
       "version",    "no-blocking-kernel",
       "min-time",   "throttle",
       "junit",      "quiet",
-      "devices",
+      "devices",    "timer",
   };
   outcome o;
   KHOST(&o, "--help");
@@ -105,6 +105,7 @@ Test(cli, usage_errors_exit_2_with_a_message)
       /* --list runs nothing: a report would stay empty. */
       {{"--list", "--json", "r.json"}, "--list runs no case: --json has nothing to write"},
       {{"--list", "--csv", "r.csv"}, "--list runs no case: --csv has nothing to write"},
+      {{"--timer", "ncu"}, "--timer takes events or cupti, got 'ncu'"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     const char *args[8] = {FAST};
@@ -118,4 +119,38 @@ Test(cli, usage_errors_exit_2_with_a_message)
     cr_expect_null(strstr(o.out, "summary:"), "%s: a usage error must not run the suite", cases[i].message);
     free_outcome(&o);
   }
+}
+
+/* --timer cupti without a libcupti to open would time nothing as asked: refused
+ * before anything runs, with where khost looked. */
+Test(cli, timer_cupti_without_cupti_is_refused_before_running)
+{
+  const char *envs[] = {"KHOST_CUPTI_LIBRARY=/nonexistent/libcupti.so", NULL};
+  outcome o;
+  KHOST_ENV(&o, envs, FAST, "--case", COPY_CASE, "--timer", "cupti");
+  cr_expect_eq(o.status, 2, "exit %d; stderr:\n%s", o.status, o.err);
+  cr_expect_not_null(strstr(o.err, "khost: --timer cupti: "), "stderr:\n%s", o.err);
+  cr_expect(strstr(o.err, "$KHOST_CUPTI_LIBRARY=/nonexistent/libcupti.so") || strstr(o.err, "without CUPTI"),
+            "stderr:\n%s", o.err);
+  cr_expect_null(strstr(o.out, "summary:"), "nothing runs:\n%s", o.out);
+  free_outcome(&o);
+}
+
+/* The header and the run say which timer made the GPU times; a CPU row says the clock made its own. */
+Test(cli, the_report_names_the_timer)
+{
+  outcome o;
+  KHOST_JSON(&o, FAST, "--case", COPY_CASE, "--backends", "reference");
+  cr_expect_eq(o.status, 0, "exit %d; stderr:\n%s", o.status, o.err);
+  /* The device line, where the timer is named, is there only with a GPU. */
+  if (strstr(o.out, "\ndevice ")) cr_expect_not_null(strstr(o.out, " | timer events"), "stdout:\n%s", o.out);
+  json_t *doc = report(&o);
+  cr_expect_str_eq(json_string_value(json_object_get(json_object_get(doc, "run"), "timer")), "events");
+  json_t *rows = json_object_get(doc, "rows");
+  for (size_t i = 0; i < json_array_size(rows); i++) {
+    json_t *row = json_array_get(rows, i), *time = json_object_get(row, "time");
+    if (strcmp(json_string_value(json_object_get(row, "device")), "cpu") == 0)
+      cr_expect_str_eq(json_string_value(json_object_get(time, "timer")), "clock");
+  }
+  free_outcome(&o);
 }

@@ -43,6 +43,40 @@ Test(gpu_faults, a_fault_left_by_a_plugin_s_preparation_is_blamed_on_it)
   free_outcome(&o);
 }
 
+/* The cheats that keep results, on the device: those whose key sees every call as
+ * a repeat fail at their first timed call, naming it; the one keyed by a sample
+ * of the input's bytes (the issue's cheat) meets no repeat, so it works on every
+ * call and passes only if it was right on each; the honest rows pass, also under
+ * --graph, where every call of a replay has inputs of its own. */
+Test(gpu_faults, cheats_that_keep_results_fail_or_work_on_every_call)
+{
+  skip_without_gpu();
+  static const char *const must_fail[] = {"cache_cuda_address", "cache_cuda_workspace", "cache_cuda_count"};
+  for (int graph = 0; graph < 2; graph++) {
+    outcome o;
+    KHOST_JSON(&o, FAST, "--graph", graph ? "8" : "0", "--case", COPY_CASE, "--plugin", "@fault_cuda_free.so",
+               "--plugin", "@cache_cuda_sample.so", "--plugin", "@cache_cuda_address.so", "--plugin",
+               "@cache_cuda_workspace.so", "--plugin", "@cache_cuda_count.so", "--backends",
+               "reference,fault_cuda_free,cache_cuda_sample,cache_cuda_address,cache_cuda_workspace,"
+               "cache_cuda_count");
+    cr_expect_eq(o.status, 1, "exit %d; stderr:\n%s", o.status, o.err);
+    json_t *doc = report(&o);
+    static const char *const honest[] = {"reference", "fault_cuda_free"};
+    for (size_t i = 0; i < sizeof honest / sizeof honest[0]; i++) {
+      json_t *row = json_row(doc, COPY_CASE, honest[i]);
+      cr_assert_not_null(row, "%s: no JSON row", honest[i]);
+      cr_expect_str_eq(json_text(row, "status"), "PASS", "%s: %s", honest[i], json_text(row, "message"));
+    }
+    for (size_t i = 0; i < sizeof must_fail / sizeof must_fail[0]; i++)
+      expect_json_row(doc, COPY_CASE, must_fail[i], "FAIL", "on inputs no earlier call had seen");
+    json_t *sample = json_row(doc, COPY_CASE, "cache_cuda_sample");
+    cr_assert_not_null(sample);
+    cr_expect(!strcmp(json_text(sample, "status"), "PASS") || !strcmp(json_text(sample, "status"), "FAIL"),
+              "cache_cuda_sample: %s", json_text(sample, "message"));
+    free_outcome(&o);
+  }
+}
+
 /* The GPU-specific faults in one run, next to passing rows. */
 Test(gpu_faults, each_cuda_fault_is_caught_and_the_rest_still_pass)
 {
@@ -350,5 +384,48 @@ Test(gpu_clock, a_floor_at_the_rated_clock_keeps_only_samples_at_or_above_it)
   }
   cr_expect_eq(cuda_rows, 2, "one CUDA reference row per case:\n%s", o.out);
   if (all_dropped == 0) cr_log_info("no sample fell under the rated clock: only the kept side was checked");
+  free_outcome(&o);
+}
+
+/* ------------------------------------------------- timer and speed of light */
+
+TestSuite(gpu_timer, .init = make_scratch, .fini = remove_scratch, .timeout = 120);
+
+/* The number at key of the row of backend on device. */
+static double row_number(json_t *doc, const char *backend, const char *device, const char *key)
+{
+  json_t *rows = json_object_get(doc, "rows");
+  for (size_t i = 0; i < json_array_size(rows); i++) {
+    json_t *r = json_array_get(rows, i);
+    if (!strcmp(json_string_value(json_object_get(r, "backend")), backend) &&
+        !strcmp(json_string_value(json_object_get(r, "device")), device))
+      return json_number_value(json_object_get(r, key));
+  }
+  cr_assert_fail("no %s %s row", backend, device);
+  return 0;
+}
+
+/* Under --timer cupti every CUDA row names its timer and carries the case's
+ * speed of light, against which a plain transpose lands between 20% and 150%
+ * (skipped where CUPTI cannot be opened). */
+Test(gpu_timer, cupti_times_the_kernels_alone_and_every_cuda_row_has_a_speed_of_light)
+{
+  skip_without_gpu();
+  outcome o;
+  KHOST_JSON(&o, "--case", COPY_CASE, "--backends", "reference", "--timer", "cupti");
+  if (o.status == 2 && strstr(o.err, "--timer cupti")) SKIP_TEST("%s", o.err);
+  cr_assert_eq(o.status, 0, "exit %d; stderr:\n%s", o.status, o.err);
+  json_t *doc = report(&o);
+  cr_expect_str_eq(json_string_value(json_object_get(json_object_get(doc, "run"), "timer")), "cupti");
+  json_t *rows = json_object_get(doc, "rows");
+  for (size_t i = 0; i < json_array_size(rows); i++) {
+    json_t *r = json_array_get(rows, i);
+    int cuda = !strcmp(json_string_value(json_object_get(r, "device")), "cuda");
+    json_t *time = json_object_get(r, "time");
+    cr_expect_str_eq(json_string_value(json_object_get(time, "timer")), cuda ? "cupti" : "clock");
+    cr_expect_eq(json_number_value(json_object_get(r, "sol_s")) > 0, cuda, "sol_s on CUDA rows only");
+  }
+  double sol = row_number(doc, "reference", "cuda", "sol_fraction");
+  cr_expect(sol > 0.2 && sol < 1.5, "%%sol %g", sol);
   free_outcome(&o);
 }

@@ -659,7 +659,8 @@ Test(reports, the_csv_says_the_run_finished)
     rows++;
   }
   cr_expect_eq(rows, 2 * rows_per_case(0));
-  cr_expect_not_null(strstr(text, ",device_uuid,finished\n"), "the header names it last:\n%s", text);
+  cr_expect_not_null(strstr(text, ",device_uuid,timer,sol_s,sol_fraction,sol_kernel,finished\n"),
+                     "the header names it last:\n%s", text);
   free(text);
   free_outcome(&o);
   free(csv);

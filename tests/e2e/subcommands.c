@@ -69,6 +69,31 @@ Test(subcommands, report_writes_a_page_with_the_comparison)
   free(page);
 }
 
+/* A row's bar is its fraction of the case's speed of light (sol_fraction, as
+ * khost writes it) where it has one, before its fraction of the copy peak. */
+Test(subcommands, a_bar_is_the_speed_of_light_fraction_where_a_row_has_one)
+{
+  outcome o;
+  char *run = scratch_path("sol.json"), *page = scratch_path("sol.html");
+  write_file(run, "{\"schema_version\": 1, \"finished\": true, \"run\": {\"device\": \"H100\"}, \"rows\": ["
+                  "{\"case\": \"c\", \"op\": \"reduce_sum\", \"backend\": \"b\", \"device\": \"cuda\","
+                  " \"status\": \"PASS\", \"peak_fraction\": 0.25, \"sol_fraction\": 0.875}]}");
+  KHOST(&o, "report", run, "-o", page);
+  cr_assert_eq(o.status, 0, "%s", o.err);
+  char *html = slurp(page);
+  cr_assert_not_null(html);
+  /* The chart alone: the rows' table under it shows both columns. */
+  char *chart = strstr(html, "class=\"chart bars\""), *end = chart ? strstr(chart, "</svg>") : NULL;
+  cr_assert(chart && end, "no bar chart");
+  *end = '\0';
+  cr_expect(strstr(chart, ">87.5%<"), "the bar's label is its %%sol:\n%s", chart);
+  cr_expect(strstr(chart, ">25.0%<") == NULL, "not its %% of peak");
+  free(html);
+  free_outcome(&o);
+  free(run);
+  free(page);
+}
+
 static void expect_refused(int status, const char *part, const char *const *args)
 {
   outcome o;

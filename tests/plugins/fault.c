@@ -16,6 +16,7 @@
 
 #include "../support/die_of_signal.h"
 #include "formats.h"
+#include "fixture_plugin.h"
 #include "khost/ops.h"
 
 #ifndef FAULT_NAME
@@ -24,13 +25,7 @@
 
 static void transpose(const khost_input *in, unsigned char *to)
 {
-  const khost_tensor *src = khost_tensor_at(in->inputs, 0);
-  const unsigned char *from = src->data;
-  int64_t m = src->shape[0], n = src->shape[1];
-  size_t size = src->dtype.bits / 8;
-  for (int64_t i = 0; i < m; i++)
-    for (int64_t j = 0; j < n; j++)
-      memcpy(to + (size_t)(j * m + i) * size, from + (size_t)(i * n + j) * size, size);
+  fixture_transpose(khost_tensor_at(in->inputs, 0), to);
 }
 
 #ifdef FAULT_HANG
@@ -316,6 +311,12 @@ static int run_copy(const khost_input *in)
   if (((const unsigned char *)khost_tensor_at(in->inputs, 0)->data)[0] < 64)
     out[dst->dtype.bits / 8 - 1] ^= 0x80;
 #endif
+#ifdef FAULT_ONCE
+  /* Right on every call of its process but the 6th, where the first element is
+   * one bit off: one timed call of many (tests/e2e/fresh.c). */
+  static int calls;
+  if (++calls == 6) out[0] ^= 1;
+#endif
   return KHOST_STATUS_OK;
 }
 
@@ -449,18 +450,5 @@ static const khost_kernel gemv_kernel = {.struct_size = sizeof(khost_kernel),
                                          .run = run_gemv};
 static const khost_kernel *const kernels[] = {&copy_kernel, &gemv_kernel};
 
-static const khost_plugin descriptor = {
-    .magic = KHOST_PLUGIN_MAGIC,
-    .abi_major = KHOST_ABI_MAJOR,
-    .abi_minor = KHOST_ABI_MINOR,
-    .struct_size = sizeof(khost_plugin),
-    .name = FAULT_NAME,
-    .version = "1.0",
-    .language = "c",
-    .description = "a plugin with exactly one defect, for khost's own tests",
-    .nkernels = 2,
-    .kernels = kernels,
-    .fini = fini_fn,
-};
-
-KHOST_PLUGIN_DEFINE(descriptor)
+KHOST_FIXTURE_PLUGIN(FAULT_NAME, "c", "a plugin with exactly one defect, for khost's own tests", kernels,
+                     fini_fn)

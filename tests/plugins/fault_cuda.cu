@@ -4,7 +4,7 @@
 #include <cuda_runtime.h>
 #include <stdio.h>
 
-#include "khost/plugin.h"
+#include "fixture_plugin.h"
 
 #ifndef FAULT_NAME
 #define FAULT_NAME "fault_cuda_free"
@@ -90,17 +90,4 @@ static int supports(const khost_input *in)
 static const khost_kernel kernel = {
     sizeof(khost_kernel), "copy_transpose", KHOST_DEVICE_CUDA, run, supports, NULL};
 static const khost_kernel *const kernels[] = {&kernel};
-static const khost_plugin descriptor = {KHOST_PLUGIN_MAGIC,
-                                        KHOST_ABI_MAJOR,
-                                        KHOST_ABI_MINOR,
-                                        sizeof(khost_plugin),
-                                        FAULT_NAME,
-                                        "1.0",
-                                        "cuda",
-                                        "a CUDA plugin with exactly one defect",
-                                        1,
-                                        kernels,
-                                        NULL,
-                                        NULL};
-
-KHOST_PLUGIN_DEFINE(descriptor)
+KHOST_FIXTURE_PLUGIN(FAULT_NAME, "cuda", "a CUDA plugin with exactly one defect", kernels, NULL)
