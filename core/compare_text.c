@@ -53,11 +53,11 @@ static void print_compared(FILE *out, const khost__compared *c)
   print_key(out, &c->key);
   fprintf(out, "%9.2fu %9.2fu %+8.2f  %s", c->base_s * 1e6, c->run_s * 1e6, c->diff_pct,
           khost__verdict_name(c->verdict));
-  /* Last, as a note: readers of the columns before it keep their places. */
-  if (c->base_sol > 0 || c->run_sol > 0) fprintf(out, " (%%sol %s -> %s)", was, now);
   if (c->base_variant) fprintf(out, " (variant %s -> %s)", c->base_variant, c->run_variant);
   if (c->base_mhz != 0) fprintf(out, " (SM clock %.0f -> %.0f MHz)", c->base_mhz, c->run_mhz);
   if (c->base_timer) fprintf(out, " (timer %s -> %s)", c->base_timer, c->run_timer);
+  /* Last, after the notes older reports already had: readers of those keep their places. */
+  if (c->base_sol > 0 || c->run_sol > 0) fprintf(out, " (%%sol %s -> %s)", was, now);
   fputc('\n', out);
 }
 

@@ -1,6 +1,7 @@
 /* Tests for core/compare_text.c: khost compare's lines are laid out in UTF-8
  * characters, not bytes: a name is padded by its characters, and a lost row's
- * message is cut after 80 characters, never inside one. */
+ * message is cut after 80 characters, never inside one; a compared row's notes
+ * come in docs/REPORTS.md's order. */
 #include <criterion/criterion.h>
 
 #include <stdio.h>
@@ -56,5 +57,30 @@ Test(compare_text, a_missing_row_s_line_ends_at_its_status)
   khost__comparison c = {.lost = &lost, .nlost = 1};
   char *text = printed(&c);
   cr_expect_not_null(strstr(text, "LOST: PASS -> missing\n"), "%s", text);
+  free(text);
+}
+
+/* The notes in REPORTS.md's order: variant, SM clock, timer, and %sol last, each
+ * report's as the table writes it ("-" for none). */
+Test(compare_text, the_sol_note_comes_last)
+{
+  khost__compared row = {.key = {"case", "b", "0"},
+                         .base_s = 2e-6,
+                         .run_s = 1e-6,
+                         .verdict = KHOST__FAST,
+                         .base_variant = "v1",
+                         .run_variant = "v2",
+                         .base_mhz = 1980,
+                         .run_mhz = 1755,
+                         .base_timer = "events",
+                         .run_timer = "cupti",
+                         .base_sol = 0,
+                         .run_sol = 0.947};
+  khost__comparison c = {.rows = &row, .nrows = 1};
+  char *text = printed(&c);
+  cr_expect_not_null(strstr(text,
+                            "FAST (variant v1 -> v2) (SM clock 1980 -> 1755 MHz) (timer events -> cupti) "
+                            "(%sol - -> 94.7%)\n"),
+                     "%s", text);
   free(text);
 }
