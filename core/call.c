@@ -252,6 +252,11 @@ int khost__call_poison(khost__call *k, khost__err *err)
   return KHOST__OK;
 }
 
+int khost__call_not_capturable(const khost__call *k)
+{
+  return (khost__kernel_flags(k->kernel) & KHOST_KERNEL_NOT_CAPTURABLE) != 0;
+}
+
 int khost__call_run(khost__call *k)
 {
   k->error[0] = '\0';

@@ -45,6 +45,10 @@ typedef struct khost__call {
 int khost__call_prepare(khost__call *k, const khost_kernel *kernel, khost__case_data *d, int num_threads,
                         int device_id, khost__err *err);
 
+/* 1 when the kernel sets KHOST_KERNEL_NOT_CAPTURABLE: khost never captures its
+ * calls in a CUDA graph. */
+int khost__call_not_capturable(const khost__call *k);
+
 /* Fills every output with the poison pattern. */
 int khost__call_poison(khost__call *k, khost__err *err);
 

@@ -112,6 +112,7 @@ READ(row_sm_mhz, if_positive, measured.time.sm_mhz)
 READ(row_throttled, count, measured.time.throttled)
 READ(row_sm_mhz_min, if_positive, measured.time.sm_mhz_min)
 READ(row_call_overhead, if_positive, measured.call_overhead_s)
+READ(row_graph_not_applied, flag, measured.graph_not_applied)
 READ(row_flops, number, id.flops)
 READ(row_bytes, number, id.bytes)
 READ(row_gbps, if_positive, derived.gbps)
@@ -350,6 +351,12 @@ const khost__column khost__columns[] = {
      .read = row_call_overhead,
      .store = row_call_overhead_store,
      .json = "time.call_overhead_s"},
+    /* The table notes it under the row (table.c); not in the CSV, as above. */
+    {.name = "graph_not_applied",
+     .format = KHOST__FORMAT_FLAG,
+     .read = row_graph_not_applied,
+     .store = row_graph_not_applied_store,
+     .json = "time.graph_not_applied"},
     {.name = "flops",
      .format = KHOST__FORMAT_NUMBER,
      .read = row_flops,

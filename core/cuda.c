@@ -253,9 +253,11 @@ int khost__cuda_download(void *dst, const void *src, size_t bytes, khost__err *e
   return copy_and_wait(dst, src, bytes, cudaMemcpyDeviceToHost, err);
 }
 
-void khost__cuda_set_blocking(int on)
+int khost__cuda_set_blocking(int on)
 {
+  int was = state.blocking;
   state.blocking = on;
+  return was;
 }
 
 int khost__cuda_copy(void *dst, const void *src, size_t bytes, khost__err *err)

@@ -81,7 +81,7 @@ int khost__cuda_measure_empty_call(int cold, double *seconds, khost__err *err);
 /* On by default after init: timed calls wait behind the blocking kernel. Off
  * (--no-blocking-kernel) only for profilers such as ncu, which serialise
  * launches and would stall behind it; launch gaps are then timed too. */
-void khost__cuda_set_blocking(int on);
+int khost__cuda_set_blocking(int on); /* returns the setting it replaces */
 
 /* Work to time: call(arg, i) for i = 0.. enqueues one kernel call on the stream
  * and returns its khost_status. */

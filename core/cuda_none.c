@@ -65,8 +65,9 @@ int khost__cuda_download(void *dst, const void *src, size_t bytes, khost__err *e
   return unsupported(err);
 }
 
-void khost__cuda_set_blocking(int on)
+int khost__cuda_set_blocking(int on)
 {
+  return on;
 }
 
 int khost__cuda_copy(void *dst, const void *src, size_t bytes, khost__err *err)

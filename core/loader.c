@@ -283,6 +283,11 @@ khost_call_overhead_fn khost__kernel_call_overhead(const khost_kernel *k)
   return KHOST__HAS_FIELD(k, khost_kernel, call_overhead) ? k->call_overhead : NULL;
 }
 
+uint32_t khost__kernel_flags(const khost_kernel *k)
+{
+  return KHOST__HAS_FIELD(k, khost_kernel, flags) ? k->flags : 0;
+}
+
 void khost__registry_names(const khost__registry *reg, char *buf, size_t size)
 {
   size_t used = 0;

@@ -107,6 +107,8 @@ khost_supports_fn khost__kernel_supports(const khost_kernel *k);
 khost_workspace_fn khost__kernel_workspace(const khost_kernel *k);
 khost_describe_fn khost__kernel_describe(const khost_kernel *k);
 khost_call_overhead_fn khost__kernel_call_overhead(const khost_kernel *k);
+/* Its KHOST_KERNEL_* flags, 0 when its struct_size ends before flags (ABI < 1.3). */
+uint32_t khost__kernel_flags(const khost_kernel *k);
 
 /* Comma-separated plugin names into buf (for "unknown backend" messages). */
 void khost__registry_names(const khost__registry *reg, char *buf, size_t size);

@@ -78,6 +78,7 @@ typedef struct khost__measurement {
   khost__timing time;
   double call_overhead_s; /* the kernel's call_overhead(), 0 when it gives none */
   int dump_incomplete;    /* --dump could not write a file of this row: its outputs, or the case's inputs */
+  int graph_not_applied;  /* --graph N was asked, but the kernel cannot be captured: timed call by call */
 } khost__measurement;
 
 /* What the parent (runner.c) derives once the case is over, from the measurement,

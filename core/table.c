@@ -201,6 +201,15 @@ static void print_call_overhead(FILE *out, const khost__row *r)
   fprintf(out, DETAIL_INDENT "%s: an empty kernel of this plugin takes %s called the same way\n", what, t);
 }
 
+/* --graph N was asked, but this kernel cannot be captured: its time is of single
+ * calls between events, host waits inside the call included, not of a graph. */
+static void print_graph_not_applied(FILE *out, const khost__row *r)
+{
+  if (r->measured.graph_not_applied)
+    fprintf(out, DETAIL_INDENT "--graph not applied: the kernel waits on the host or enqueues work a CUDA "
+                               "graph cannot hold; timed call by call\n");
+}
+
 static void print_details(FILE *out, const khost__row *r, double empty_call_s)
 {
   const khost__measurement *m = &r->measured;
@@ -210,6 +219,7 @@ static void print_details(FILE *out, const khost__row *r, double empty_call_s)
     fprintf(out, DETAIL_INDENT "%" PRIu32 " %s\n", m->time.throttled, throttled);
   print_overhead(out, r, empty_call_s);
   print_call_overhead(out, r);
+  print_graph_not_applied(out, r);
   if (m->status == KHOST__ROW_PASS) return;
   print_indented(out, m->message);
   if (has_mismatches) print_mismatches(out, r);

@@ -31,6 +31,20 @@ static int kernel_failure(const khost__call *call, int status, khost__err *err)
   return khost__errorf(err, KHOST__E_FAIL, "kernel returned status %d: %s", status, call->error);
 }
 
+/* One CUDA sample: a replay of the graph, else one call between events. A call
+ * that waits on the host (KHOST_KERNEL_NOT_CAPTURABLE) is never queued behind the
+ * blocking kernel: its wait would stall on the blocker, which waits for the call to
+ * return. Its host gaps are then inside the measured interval, as for any caller. */
+static int cuda_sample(khost__timer *t, double *seconds, double *sm_mhz, int *status, khost__err *err)
+{
+  if (t->graph) return khost__cuda_graph_time(t->graph, !t->o->hot, seconds, sm_mhz, err);
+  int unblock = khost__call_not_capturable(t->call);
+  int was = unblock ? khost__cuda_set_blocking(0) : 0;
+  int rc = khost__cuda_time(invoke, t->call, 0, 1, !t->o->hot, seconds, sm_mhz, status, err);
+  if (unblock) khost__cuda_set_blocking(was);
+  return rc;
+}
+
 /* One sample in seconds per call, and the SM clock it ran at (0: unknown). */
 static int sample_once(khost__timer *t, double *seconds, double *sm_mhz, khost__err *err)
 {
@@ -44,8 +58,7 @@ static int sample_once(khost__timer *t, double *seconds, double *sm_mhz, khost__
   }
   /* A discarded sample (the launch queue stalled behind the blocking kernel) is retried, never kept. */
   for (int attempt = 0; attempt < KHOST__CUDA_SAMPLE_TRIES; attempt++) {
-    rc = t->graph ? khost__cuda_graph_time(t->graph, !t->o->hot, seconds, sm_mhz, err)
-                  : khost__cuda_time(invoke, t->call, 0, 1, !t->o->hot, seconds, sm_mhz, &status, err);
+    rc = cuda_sample(t, seconds, sm_mhz, &status, err);
     if (rc != KHOST__E_DISCARDED) break;
   }
   if (rc == KHOST__OK && status != KHOST_STATUS_OK) return kernel_failure(t->call, status, err);
@@ -115,7 +128,10 @@ int khost__timer_start(khost__timer *t, khost__call *call, const khost__options 
   t->o = o;
   t->device = device;
   int rc = KHOST__OK;
-  if (is_cuda(call) && o->graph_calls > 0 && (rc = capture(t, err)) != KHOST__OK) return rc;
+  /* --graph is not applied to a call khost cannot capture; the row says so (graph_not_applied). */
+  if (is_cuda(call) && o->graph_calls > 0 && !khost__call_not_capturable(call) &&
+      (rc = capture(t, err)) != KHOST__OK)
+    return rc;
   double until = khost__now_s() + o->warmup_s, seconds, sm_mhz;
   do {
     rc = sample_once(t, &seconds, &sm_mhz, err);
@@ -166,13 +182,29 @@ void khost__timer_free(khost__timer *t)
   memset(t, 0, sizeof *t);
 }
 
-int khost__timing_check_stream(khost__call *call, khost__err *err)
+/* After the call finished on its stream: its outputs must be whole and right,
+ * or part of its work went elsewhere. how says what was waited for. */
+static int check_outputs(khost__call *call, const char *how, khost__err *err)
+{
+  khost__check_stats stats;
+  int rc = khost__call_check(call, &stats, err);
+  if (rc == KHOST__OK && stats.mismatches)
+    rc = khost__errorf(err, KHOST__E_FAIL,
+                       "%s left %llu of %llu elements wrong: part of its work went to another stream, "
+                       "escaping the timer",
+                       how, (unsigned long long)stats.mismatches, (unsigned long long)stats.count);
+  return rc;
+}
+
+/* One call captured on its stream; the graph must hold work, and a replay alone
+ * on poisoned outputs must give the full result. */
+static int check_stream_captured(khost__call *call, khost__err *err)
 {
   khost__cuda_graph *graph = NULL;
   size_t nodes = 0;
   int status = KHOST_STATUS_OK;
   int rc = khost__cuda_graph_capture(invoke, call, 1, &graph, &nodes, &status, err);
-  if (rc != KHOST__OK) return cuda_failure(rc);
+  if (rc != KHOST__OK) return rc;
   if (status != KHOST_STATUS_OK) {
     rc = kernel_failure(call, status, err);
   } else if (nodes == 0 && !khost__call_writes_nothing(call)) {
@@ -184,14 +216,29 @@ int khost__timing_check_stream(khost__call *call, khost__err *err)
   } else if ((rc = khost__cuda_sync_device(err)) == KHOST__OK &&
              (rc = khost__call_poison(call, err)) == KHOST__OK &&
              (rc = khost__cuda_graph_run(graph, err)) == KHOST__OK) {
-    khost__check_stats stats;
-    rc = khost__call_check(call, &stats, err);
-    if (rc == KHOST__OK && stats.mismatches)
-      rc = khost__errorf(err, KHOST__E_FAIL,
-                         "replaying the call captured on its stream left %llu of %llu "
-                         "elements wrong: part of its work went to another stream, escaping the timer",
-                         (unsigned long long)stats.mismatches, (unsigned long long)stats.count);
+    rc = check_outputs(call, "replaying the call captured on its stream", err);
   }
   khost__cuda_graph_free(graph);
-  return cuda_failure(rc);
+  return rc;
+}
+
+/* A call khost cannot capture (KHOST_KERNEL_NOT_CAPTURABLE) runs once on
+ * poisoned outputs, and khost waits for its stream alone (cudaStreamSynchronize:
+ * the work queued on that stream up to now), not the device. Work the call left
+ * running on another stream shows as wrong outputs; work on another stream that
+ * happens to be done when the call's stream finishes cannot be seen. */
+static int check_stream_uncaptured(khost__call *call, khost__err *err)
+{
+  int status, rc = khost__cuda_sync_device(err);
+  if (rc == KHOST__OK) rc = khost__call_poison(call, err);
+  if (rc != KHOST__OK) return rc;
+  if ((status = khost__call_run(call)) != KHOST_STATUS_OK) return kernel_failure(call, status, err);
+  rc = khost__cuda_sync(err);
+  return rc == KHOST__OK ? check_outputs(call, "waiting for its stream alone after one call", err) : rc;
+}
+
+int khost__timing_check_stream(khost__call *call, khost__err *err)
+{
+  return cuda_failure(khost__call_not_capturable(call) ? check_stream_uncaptured(call, err)
+                                                       : check_stream_captured(call, err));
 }

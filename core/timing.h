@@ -45,7 +45,9 @@ void khost__timer_free(khost__timer *t);
 /* Catches a CUDA kernel that enqueues work on a stream other than the one it
  * was given (it would escape the timer): one call is captured into a graph on
  * the given stream; the graph must hold work, and replaying it alone on
- * poisoned outputs must reproduce the full, correct result. */
+ * poisoned outputs must reproduce the full, correct result. A kernel that cannot
+ * be captured (KHOST_KERNEL_NOT_CAPTURABLE) instead runs once on poisoned
+ * outputs, and only its stream is waited for before the check. */
 int khost__timing_check_stream(khost__call *call, khost__err *err);
 
 #endif

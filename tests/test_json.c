@@ -152,6 +152,7 @@ Test(json, row_fields_round_trip)
   row.measured.time.throttled = 4;
   row.measured.time.sm_mhz_min = 1971;
   row.measured.call_overhead_s = 6.5e-6;
+  row.measured.graph_not_applied = 1;
   snprintf(row.measured.message, sizeof row.measured.message, "7 elements differ, \"quoted\"");
   snprintf(row.measured.variant, sizeof row.measured.variant, "gemv_rows<tpr=32,w=2>");
   append_ok(w, &row);
@@ -206,6 +207,7 @@ Test(json, row_fields_round_trip)
   cr_expect_eq(json_integer_value(field(r, "time.samples")), 20);
   cr_expect_eq(json_integer_value(field(r, "time.throttled")), 4);
   cr_expect(json_is_false(field(r, "is_baseline")));
+  cr_expect(json_is_true(field(r, "time.graph_not_applied")));
   json_t *shown = field(r, "check.first_mismatches");
   cr_assert_eq(json_array_size(shown), 2);
   cr_expect_eq(json_integer_value(field(json_array_get(shown, 1), "index")), 300);
@@ -251,7 +253,8 @@ Test(json, keys_come_in_their_documented_order)
   keys_of(field(r, "time"), keys, sizeof keys);
   cr_expect_str_eq(
       keys,
-      "samples,median_s,mean_s,min_s,max_s,stddev_s,noise_pct,sm_mhz,throttled,sm_mhz_min,call_overhead_s");
+      "samples,median_s,mean_s,min_s,max_s,stddev_s,noise_pct,sm_mhz,throttled,sm_mhz_min,call_overhead_s,"
+      "graph_not_applied");
   json_decref(doc);
   khost__json_free(w);
 }

@@ -390,6 +390,19 @@ Test(loader, call_overhead_is_read_only_inside_the_kernels_struct_size)
   cr_expect_eq(khost__kernel_describe(&k), describe_stub);
 }
 
+/* ABI 1.3 appended flags. A 1.2 kernel ends before them; whatever memory follows
+ * it (all bits set here) must not be read as flags. */
+Test(loader, flags_are_read_only_inside_the_kernels_struct_size)
+{
+  khost_kernel k;
+  memset(&k, 0xff, sizeof k);
+  k.struct_size = offsetof(khost_kernel, flags);
+  cr_expect_eq(khost__kernel_flags(&k), 0u, "a 1.2 kernel has no flags");
+  k.struct_size = sizeof(khost_kernel);
+  k.flags = KHOST_KERNEL_NOT_CAPTURABLE;
+  cr_expect_eq(khost__kernel_flags(&k), KHOST_KERNEL_NOT_CAPTURABLE);
+}
+
 static int supports_stub(const khost_input *in)
 {
   (void)in;

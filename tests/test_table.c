@@ -169,6 +169,25 @@ Test(table, a_kernels_call_overhead_is_noted_under_its_row)
   free(text);
 }
 
+/* A row that --graph was not applied to (its kernel cannot be captured) says so
+ * under it; the row beside it, timed in a graph, says nothing. */
+Test(table, a_row_timed_without_the_asked_graph_is_noted)
+{
+  khost__run_info info = sample_info(0);
+  khost__row rows[2] = {make_row("c1", "batched", KHOST__ROW_PASS, 5e-6, 1),
+                        make_row("c1", "graphed", KHOST__ROW_PASS, 5e-6, 1)};
+  rows[0].measured.graph_not_applied = 1;
+  char *text = render(&info, rows, 2, NULL);
+  const char *note = "      --graph not applied: the kernel waits on the host or enqueues work a CUDA graph "
+                     "cannot hold; timed call by call\n";
+  const char *at = strstr(text, note), *batched = strstr(text, "  batched "),
+             *graphed = strstr(text, "  graphed ");
+  cr_assert(batched && graphed, "both rows shown:\n%s", text);
+  cr_expect(at && batched < at && at < graphed, "the note under the first row:\n%s", text);
+  cr_expect_null(strstr(graphed, "--graph not applied"), "none under the graphed row:\n%s", text);
+  free(text);
+}
+
 Test(table, no_device_line_without_a_gpu)
 {
   khost__run_info info = sample_info(0);

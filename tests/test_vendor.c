@@ -160,9 +160,10 @@ Test(vendor, fp8_gemm_refuses_malformed_calls_before_anything_else)
 }
 
 /* The operational ops are one batch of flat chunk copies, described with the copies and
- * the read-back of the tables the batch needs on the host; declined (SKIP) for now, with
- * the reason: khost's stream check would capture the batch, which cannot be captured. */
-Test(vendor, kv_flat_ops_are_a_batch_of_chunk_copies_declined_as_uncapturable)
+ * the read-back of the tables the batch needs on the host. They are accepted (a driver
+ * before CUDA 12.8 declines, with the reason) and flagged as not capturable, so khost
+ * never captures them; the universal ops, never run, carry no flag. */
+Test(vendor, kv_flat_ops_are_a_batch_of_chunk_copies_flagged_not_capturable)
 {
   const khost_kv_dims llama = {64, 8, 80, 2, 16, 128};
   const char *ops[] = {"kv_block_to_operational", "kv_operational_to_block"};
@@ -170,12 +171,32 @@ Test(vendor, kv_flat_ops_are_a_batch_of_chunk_copies_declined_as_uncapturable)
     hand_call c;
     char name[96];
     hand_kv_call(&c, ops[o], KHOST_DEVICE_CUDA, BF16, &llama, KHOST_KV_NHD);
-    cr_expect_eq(kernel(ops[o])->supports(&c.in), KHOST_STATUS_UNSUPPORTED, "%s: %s", ops[o], c.error);
-    cr_expect(strstr(c.error, "cannot be captured in a CUDA graph") || strstr(c.error, "needs 12.8"), "%s",
-              c.error);
+    int status = kernel(ops[o])->supports(&c.in);
+    cr_expect(status == KHOST_STATUS_OK ||
+                  (status == KHOST_STATUS_UNSUPPORTED && strstr(c.error, "needs 12.8")),
+              "%s: status %d: %s", ops[o], status, c.error);
+    cr_expect_eq(kernel(ops[o])->flags, KHOST_KERNEL_NOT_CAPTURABLE, "%s", ops[o]);
     cr_expect_str_eq(khost_test_describe(kernel(ops[o]), &c.in, name, sizeof name),
                      "cudaMemcpyBatchAsync 10240 x 32768 B, tables read back first");
   }
+}
+
+/* A host before ABI 1.3 cannot read the flag and would capture the batch: declined
+ * there with the reason, accepted again by a host that can. */
+Test(vendor, kv_flat_ops_are_declined_by_a_host_that_cannot_read_the_flag)
+{
+  const khost_kv_dims dims = {3, 3, 2, 2, 4, 5};
+  khost_plugin_entry_fn entry = khost_test_entry(PLUGIN);
+  hand_call c;
+  hand_kv_call(&c, "kv_block_to_operational", KHOST_DEVICE_CUDA, BF16, &dims, KHOST_KV_NHD);
+  const khost_plugin *old = entry(KHOST_ABI_MAJOR, 2);
+  cr_assert_not_null(old, "a 1.2 host still loads the plugin");
+  const khost_kernel *k = khost_test_kernel(old, "kv_block_to_operational", KHOST_DEVICE_CUDA);
+  cr_expect_eq(k->supports(&c.in), KHOST_STATUS_UNSUPPORTED);
+  cr_expect(strstr(c.error, "this host (ABI 1.2) cannot read KHOST_KERNEL_NOT_CAPTURABLE"), "%s", c.error);
+  entry(KHOST_ABI_MAJOR, KHOST_ABI_MINOR);
+  int status = k->supports(&c.in);
+  cr_expect(status == KHOST_STATUS_OK || strstr(c.error, "needs 12.8"), "status %d: %s", status, c.error);
 }
 
 /* nb = 0 enqueues nothing: no batch of none, no CUDA call at all. */
@@ -198,6 +219,7 @@ Test(vendor, kv_universal_ops_are_declined_with_the_reason)
     cr_expect_eq(kernel(ops[o])->supports(&c.in), KHOST_STATUS_UNSUPPORTED, "%s: %s", ops[o], c.error);
     cr_expect(strstr(c.error, "runs of hd elements (10 bytes), nt * nh = 12 copies a chunk"), "%s", c.error);
     cr_expect_eq(kernel(ops[o])->run(&c.in), KHOST_STATUS_UNSUPPORTED, "%s: %s", ops[o], c.error);
+    cr_expect_eq(kernel(ops[o])->flags, 0u, "%s is never run: nothing to flag", ops[o]);
   }
 }
 

@@ -93,7 +93,8 @@ step smoke 0 "$build/khost" --suite smoke --json "$out/smoke.json"
 step correctness 0 "$build/khost" --suite correctness --max-time 0.1 --trials 3 --json "$out/correctness.json"
 step gpumode 0 "$build/khost" --suite gpumode_nvfp4 --trials 3 --json "$out/gpumode.json"
 # The KV-cache conversions with every plugin: the reference's CPU and CUDA kernels, cute and
-# triton_aot; vendor's rows are declined SKIPs (cudaMemcpyBatchAsync cannot be captured, docs/VENDOR.md).
+# triton_aot; vendor's operational rows (cudaMemcpyBatchAsync, not capturable: checked and timed without a
+# CUDA graph, docs/VENDOR.md); its universal rows are declined SKIPs.
 step kv_correctness 0 "$build/khost" --suite kv_correctness --max-time 0.1 --trials 3 \
   --json "$out/kv_correctness.json"
 # fp8_block_gemm's block shapes and edge sizes, for every plugin that has the op (triton_aot's split

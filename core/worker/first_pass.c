@@ -35,6 +35,8 @@ static int prepare(khost__worker *w, int s)
     else {
       memcpy(w->rows[s].variant, w->calls[s].variant, sizeof w->rows[s].variant);
       w->rows[s].call_overhead_s = w->calls[s].call_overhead_s;
+      w->rows[s].graph_not_applied = w->job->o->graph_calls > 0 && slot->device_type == KHOST_DEVICE_CUDA &&
+                                     khost__call_not_capturable(&w->calls[s]);
     }
   }
   /* init(), supports(), workspace_size() and describe() may have left faulting work

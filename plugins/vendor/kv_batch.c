@@ -10,9 +10,10 @@
  * call, as they are for any user of this API with device-resident tables.
  *
  * Neither that wait nor the batch can be captured in a CUDA graph (the driver has no
- * graph node for cuMemcpyBatchAsync), so run() declines a capturing stream with the
- * reason. khost's stream check captures every CUDA call once, so supports() declines
- * these ops for now (docs/VENDOR.md).
+ * graph node for cuMemcpyBatchAsync), so both kernels are KHOST_KERNEL_NOT_CAPTURABLE
+ * (ABI 1.3): khost checks their stream without capture and times them call by call.
+ * run() still declines a capturing stream with the reason, for a host that captures
+ * anyway (one older than 1.3, which cannot read the flag).
  *
  * kv_block_to_universal and kv_universal_to_block are declined: a universal block
  * permutes each chunk in runs of hd elements, which would be nt * nh copies a chunk
@@ -29,6 +30,16 @@
 
 /* The driver that first has cuMemcpyBatchAsync (cudaDriverGetVersion's number). */
 #define BATCH_DRIVER 12080
+
+/* The ABI minor that first has khost_kernel.flags. */
+#define FLAGS_MINOR 3
+
+static uint32_t host_minor = KHOST_ABI_MINOR;
+
+void khost__vendor_kv_set_host_minor(uint32_t minor)
+{
+  host_minor = minor;
+}
 
 /* What run() keeps between calls, grown to the largest call: the tables read back
  * (pinned, so the copy back is a DMA) and the batch's three arrays. */
@@ -82,24 +93,25 @@ static int open_call(const khost_input *in, khost__kv_call *call)
   return KHOST_STATUS_OK;
 }
 
-/* Declines every call, after the checks: khost's stream check captures one call in a CUDA graph,
- * which no call of run() survives (see the top of this file), so every row would be an ERROR, the
- * smoke suite's included. run() stays whole for the day khost can time a call it cannot capture;
- * then this decline goes, leaving the driver's (docs/VENDOR.md). */
+/* The checks, then a host that would capture the call (before ABI 1.3) or a driver too old for
+ * cudaMemcpyBatchAsync declines (docs/VENDOR.md). */
 int khost__vendor_kv_supports(const khost_input *in)
 {
   khost__kv_call call;
   int status = open_call(in, &call);
   if (status != KHOST_STATUS_OK) return status;
+  if (host_minor < FLAGS_MINOR)
+    return khost__input_fail(in, KHOST_STATUS_UNSUPPORTED,
+                             "this host (ABI 1.%u) cannot read KHOST_KERNEL_NOT_CAPTURABLE (ABI 1.%d) and "
+                             "would capture cudaMemcpyBatchAsync, which cannot be captured",
+                             (unsigned)host_minor, FLAGS_MINOR);
   int driver = 0;
   /* 0 where no driver is installed: then run() reports the device error. */
   if (cudaDriverGetVersion(&driver) == cudaSuccess && driver > 0 && driver < BATCH_DRIVER)
     return khost__input_fail(in, KHOST_STATUS_UNSUPPORTED,
                              "the driver is CUDA %d.%d; cudaMemcpyBatchAsync needs 12.8 or later",
                              driver / 1000, driver % 1000 / 10);
-  return khost__input_fail(in, KHOST_STATUS_UNSUPPORTED,
-                           "cudaMemcpyBatchAsync cannot be captured in a CUDA graph, which khost's stream "
-                           "check needs; declined until khost can time a call it cannot capture");
+  return KHOST_STATUS_OK;
 }
 
 int khost__vendor_kv_describe(const khost_input *in, char *buf, size_t size)

@@ -2,4 +2,4 @@
  */
 #include "kv_batch.h"
 
-const khost_kernel khost__vendor_kv_block_to_universal = KHOST__VENDOR_KV_KERNEL("kv_block_to_universal");
+const khost_kernel khost__vendor_kv_block_to_universal = KHOST__VENDOR_KV_KERNEL("kv_block_to_universal", 0);

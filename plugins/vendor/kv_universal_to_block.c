@@ -2,4 +2,4 @@
  */
 #include "kv_batch.h"
 
-const khost_kernel khost__vendor_kv_universal_to_block = KHOST__VENDOR_KV_KERNEL("kv_universal_to_block");
+const khost_kernel khost__vendor_kv_universal_to_block = KHOST__VENDOR_KV_KERNEL("kv_universal_to_block", 0);

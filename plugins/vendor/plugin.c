@@ -46,8 +46,8 @@ static void describe_libraries(void)
 
 KHOST_EXPORT const khost_plugin *khost_plugin_entry(uint32_t host_major, uint32_t host_minor)
 {
-  (void)host_minor;
   if (host_major != KHOST_ABI_MAJOR) return NULL;
+  khost__vendor_kv_set_host_minor(host_minor);
   if (!description[0]) describe_libraries();
   return &vendor_plugin;
 }

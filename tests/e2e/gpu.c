@@ -197,17 +197,21 @@ Test(gpu_modes, the_vendor_libraries_serve_as_the_baseline)
   free_outcome(&o);
 }
 
-/* Under --graph 20, the CUDA fixture `fixture` must make its row an ERROR saying message. */
-static void expect_graph_error(const char *fixture, const char *message)
+/* Runs COPY_CASE with the reference and the CUDA fixture `fixture` under --graph
+ * graph ("0": off); expects the exit status, the fixture's row status and, unless
+ * NULL, message in stdout. */
+static void expect_fixture(const char *fixture, const char *graph, int exit_status, const char *status,
+                           const char *message)
 {
   char plugin[64], backends[96];
   snprintf(plugin, sizeof plugin, "@%s.so", fixture);
   snprintf(backends, sizeof backends, "reference,%s", fixture);
   outcome o;
-  KHOST(&o, FAST, "--case", COPY_CASE, "--graph", "20", "--plugin", plugin, "--backends", backends);
-  cr_expect_eq(o.status, 1, "%s: exit %d; stdout:\n%s", fixture, o.status, o.out);
-  expect_row(&o, COPY_CASE, fixture, "ERROR");
-  cr_expect_not_null(strstr(o.out, message), "%s: no '%s' in stdout:\n%s", fixture, message, o.out);
+  KHOST(&o, FAST, "--case", COPY_CASE, "--graph", graph, "--plugin", plugin, "--backends", backends);
+  cr_expect_eq(o.status, exit_status, "%s: exit %d; stdout:\n%s", fixture, o.status, o.out);
+  expect_row(&o, COPY_CASE, fixture, status);
+  if (message)
+    cr_expect_not_null(strstr(o.out, message), "%s: no '%s' in stdout:\n%s", fixture, message, o.out);
   free_outcome(&o);
 }
 
@@ -215,7 +219,7 @@ static void expect_graph_error(const char *fixture, const char *message)
 Test(gpu_modes, under_graph_timing_work_on_another_stream_is_still_an_error)
 {
   skip_without_gpu();
-  expect_graph_error("fault_cuda_other_stream", "another stream");
+  expect_fixture("fault_cuda_other_stream", "20", 1, "ERROR", "another stream");
 }
 
 /* --graph really captures the timed calls: a kernel that refuses a second captured
@@ -224,13 +228,39 @@ Test(gpu_modes, under_graph_timing_work_on_another_stream_is_still_an_error)
 Test(gpu_modes, graph_timing_captures_the_calls_it_times)
 {
   skip_without_gpu();
+  expect_fixture("fault_cuda_captured_once", "0", 0, "PASS", NULL);
+  expect_fixture("fault_cuda_captured_once", "20", 1, "ERROR", "a second capture is refused on purpose");
+}
+
+/* A kernel flagged KHOST_KERNEL_NOT_CAPTURABLE that waits for its stream inside
+ * run() is checked and timed without a graph: it passes, and under --graph its row
+ * says the graph was not applied (the table's note, the JSON's flag). */
+Test(gpu_modes, a_kernel_that_waits_on_the_host_is_timed_without_a_graph)
+{
+  skip_without_gpu();
   outcome o;
-  KHOST(&o, FAST, "--case", COPY_CASE, "--plugin", "@fault_cuda_captured_once.so", "--backends",
-        "reference,fault_cuda_captured_once");
+  KHOST_JSON(&o, FAST, "--case", COPY_CASE, "--graph", "20", "--plugin", "@fault_cuda_host_wait.so",
+             "--backends", "reference,fault_cuda_host_wait");
   cr_expect_eq(o.status, 0, "exit %d; stdout:\n%s", o.status, o.out);
-  expect_row(&o, COPY_CASE, "fault_cuda_captured_once", "PASS");
+  expect_row(&o, COPY_CASE, "fault_cuda_host_wait", "PASS");
+  cr_expect_not_null(strstr(o.out, "--graph not applied: the kernel waits on the host"), "stdout:\n%s",
+                     o.out);
+  json_t *doc = report(&o);
+  json_t *time = json_object_get(json_row(doc, COPY_CASE, "fault_cuda_host_wait"), "time");
+  cr_expect(json_is_true(json_object_get(time, "graph_not_applied")));
+  cr_expect_gt(json_integer_value(json_object_get(time, "samples")), 0);
+  time = json_object_get(json_row(doc, COPY_CASE, "reference"), "time");
+  cr_expect(json_is_false(json_object_get(time, "graph_not_applied")), "the reference's calls are captured");
   free_outcome(&o);
-  expect_graph_error("fault_cuda_captured_once", "a second capture is refused on purpose");
+}
+
+/* Such a kernel's stream check runs one call uncaptured and waits for its stream
+ * alone: work it leaves unfinished on another stream shows as poison, an ERROR. */
+Test(gpu_modes, an_uncaptured_call_s_unfinished_work_on_another_stream_is_an_error)
+{
+  skip_without_gpu();
+  expect_fixture("fault_cuda_late_other_stream", "0", 1, "ERROR",
+                 "waiting for its stream alone after one call left");
 }
 
 /* ---------------------------------------------------------------- SM clock */

@@ -1,6 +1,8 @@
 /* Misbehaving CUDA plugins, one per GPU-specific fault, picked by
  * -DFAULT_<KIND> (tests/meson.build builds fault_cuda_<kind>.so from this
- * file). Each is a correct copy_transpose on the device with exactly one defect. */
+ * file). Each is a correct copy_transpose on the device with exactly one defect;
+ * host_wait's wait for its stream inside run() is a defect only without the
+ * KHOST_KERNEL_NOT_CAPTURABLE flag it carries, so it must pass. */
 #include <cuda_runtime.h>
 #include <stdio.h>
 
@@ -19,6 +21,14 @@ __global__ void transpose(const T *in, T *out, long long m, long long n, long lo
   if (i < m && j < n) out[j * m + i] = in[i * n + j];
   /* extra > 0: one thread writes that many elements past the end of out. */
   if (extra && i == 0 && j == 0) out[m * n + extra - 1] = in[0];
+}
+
+/* Holds a stream for about `cycles` SM cycles, so the work queued after it is late. */
+__global__ void spin(long long cycles)
+{
+  long long start = clock64();
+  while (clock64() - start < cycles) {
+  }
 }
 
 static int fail(const khost_input *in, cudaError_t e, int line)
@@ -62,6 +72,19 @@ static int run(const khost_input *in)
   if (!own && cudaStreamCreateWithFlags(&own, cudaStreamNonBlocking) != cudaSuccess)
     return fail(in, cudaGetLastError(), __LINE__);
   stream = own;
+#elif defined(FAULT_LATE_OTHER_STREAM)
+  /* Flagged not capturable (below), so the stream check runs its second call
+   * uncaptured. The first call (pass 1) is right; later ones copy on a stream of
+   * their own behind a spin of about 100 ms, still running when the given stream
+   * is done: the uncaptured stream check must see the poison. */
+  static int calls;
+  static cudaStream_t own;
+  if (++calls > 1) {
+    if (!own && cudaStreamCreateWithFlags(&own, cudaStreamNonBlocking) != cudaSuccess)
+      return fail(in, cudaGetLastError(), __LINE__);
+    spin<<<1, 1, 0, own>>>(200LL * 1000 * 1000);
+    stream = own;
+  }
 #elif defined(FAULT_ILLEGAL_ADDRESS)
   out = (void *)(uintptr_t)64; /* unmapped: the context is lost */
 #elif defined(FAULT_WRITE_PAST_END)
@@ -72,6 +95,11 @@ static int run(const khost_input *in)
   else
     launch(in, stream, (unsigned short *)out, extra);
   cudaError_t e = cudaGetLastError();
+#if defined(FAULT_HOST_WAIT)
+  /* Not a defect under its flag: it waits for its stream inside the call, as a
+   * kernel that reads values back must, which no CUDA graph can hold. */
+  if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
+#endif
   return e == cudaSuccess ? KHOST_STATUS_OK : fail(in, e, __LINE__);
 }
 
@@ -87,8 +115,14 @@ static int supports(const khost_input *in)
 #define supports NULL
 #endif
 
+#if defined(FAULT_HOST_WAIT) || defined(FAULT_LATE_OTHER_STREAM)
+#define FLAGS KHOST_KERNEL_NOT_CAPTURABLE
+#else
+#define FLAGS 0
+#endif
+
 static const khost_kernel kernel = {
-    sizeof(khost_kernel), "copy_transpose", KHOST_DEVICE_CUDA, run, supports, NULL};
+    sizeof(khost_kernel), "copy_transpose", KHOST_DEVICE_CUDA, run, supports, NULL, NULL, NULL, FLAGS};
 static const khost_kernel *const kernels[] = {&kernel};
 static const khost_plugin descriptor = {KHOST_PLUGIN_MAGIC,
                                         KHOST_ABI_MAJOR,

@@ -31,7 +31,7 @@ extern "C" {
 #endif
 
 #define KHOST_ABI_MAJOR 1
-#define KHOST_ABI_MINOR 2
+#define KHOST_ABI_MINOR 3
 
 /* "KHOSTPLG" in ASCII: the first field of every descriptor. */
 #define KHOST_PLUGIN_MAGIC UINT64_C(0x4b484f5354504c47)
@@ -166,6 +166,12 @@ typedef int (*khost_describe_fn)(const khost_input *in, char *buf, size_t size);
  * it beside the row's time. */
 typedef int (*khost_call_overhead_fn)(const khost_input *in, double *seconds);
 
+/* Bits of khost_kernel.flags (ABI 1.3). */
+/* run() may wait on the host (a stream or event wait inside the call) or enqueue
+ * work a CUDA graph cannot hold. khost then never captures the call: its stream
+ * check runs it uncaptured and --graph is not applied to its row. */
+#define KHOST_KERNEL_NOT_CAPTURABLE (UINT32_C(1) << 0)
+
 /* One implementation of one op on one device. Static, plugin-owned. */
 typedef struct khost_kernel {
   size_t struct_size;                   /* sizeof(khost_kernel) as the plugin compiled it */
@@ -176,6 +182,7 @@ typedef struct khost_kernel {
   khost_workspace_fn workspace_size;    /* optional, NULL = no workspace */
   khost_describe_fn describe;           /* optional (ABI 1.1), NULL = the row names no implementation */
   khost_call_overhead_fn call_overhead; /* optional (ABI 1.2), NULL = none reported */
+  uint32_t flags;                       /* KHOST_KERNEL_* bits (ABI 1.3); 0 = none */
 } khost_kernel;
 
 /* Called once in a short-lived probe process at start-up (a failure or crash
