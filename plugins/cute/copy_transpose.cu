@@ -184,4 +184,5 @@ extern const khost_kernel khost__cute_copy_transpose = {
   sizeof(khost_kernel), "copy_transpose", KHOST_DEVICE_CUDA, khost__cute_run<dispatch>, supports, nullptr,
   khost__cute_describe<dispatch>,
   nullptr, /* call_overhead: none */
+  0, /* flags: none */
 };

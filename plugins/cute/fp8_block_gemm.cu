@@ -219,4 +219,5 @@ extern const khost_kernel khost__cute_fp8_block_gemm = {
     sizeof(khost_kernel),           "fp8_block_gemm", KHOST_DEVICE_CUDA,
     khost__cute_run<dispatch>,      supports,         workspace_size,
     khost__cute_describe<dispatch>, nullptr, /* call_overhead: none */
+    0, /* flags: none */
 };

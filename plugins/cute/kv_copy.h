@@ -14,7 +14,7 @@ int khost__cute_kv_dispatch(const khost_input *in, khost__cute_name *name);
   {                                                                                                          \
     sizeof(khost_kernel), op_name, KHOST_DEVICE_CUDA, khost__cute_run<khost__cute_kv_dispatch>,              \
         khost__cute_kv_supports, nullptr, khost__cute_describe<khost__cute_kv_dispatch>,                     \
-        nullptr, /* call_overhead: none */                                                                   \
+        nullptr, /* call_overhead: none */ 0, /* flags: none */                                              \
   }
 
 #endif

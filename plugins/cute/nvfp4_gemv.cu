@@ -430,4 +430,5 @@ extern const khost_kernel khost__cute_nvfp4_gemv = {
     khost__cute_run<dispatch>,      supports,     nullptr,
     khost__cute_describe<dispatch>,
     nullptr, /* call_overhead: none */
+    0, /* flags: none */
 };

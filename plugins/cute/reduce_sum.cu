@@ -95,4 +95,5 @@ extern const khost_kernel khost__cute_reduce_sum = {
   sizeof(khost_kernel), "reduce_sum", KHOST_DEVICE_CUDA, khost__cute_run<dispatch>, supports, nullptr,
   khost__cute_describe<dispatch>,
   nullptr, /* call_overhead: none */
+  0, /* flags: none */
 };

@@ -235,4 +235,5 @@ extern const khost_kernel khost__cute_softmax_online = {
   sizeof(khost_kernel), "softmax_online", KHOST_DEVICE_CUDA, khost__cute_run<dispatch>, supports, nullptr,
   khost__cute_describe<dispatch>,
   nullptr, /* call_overhead: none */
+  0, /* flags: none */
 };

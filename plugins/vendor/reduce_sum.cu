@@ -121,4 +121,5 @@ int describe(const khost_input *in, char *buf, size_t size)
 extern "C" const khost_kernel khost__vendor_reduce_sum = {
     sizeof(khost_kernel), "reduce_sum", KHOST_DEVICE_CUDA, run, supports,
     workspace_size,       describe,     nullptr, /* call_overhead: none */
+    0, /* flags: none */
 };
