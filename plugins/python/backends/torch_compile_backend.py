@@ -6,9 +6,10 @@ Compiling takes seconds and must never be timed. Each kernel is compiled in
 supports(), which khost calls in the worker before any timing: the compiled
 function is called there once on khost's inputs and a scratch output, which
 compiles it for this case's shapes (dynamic=False; a worker serves one case)
-and runs Inductor's tuning of its kernels. From then on a call that would
-compile again raises instead (torch.compiler.set_stance("fail_on_recompile"),
-torch 2.6 and later): an ERROR row, never a compile inside a timed call.
+and runs Inductor's tuning of its kernels. run() calls it under
+torch.compiler.set_stance("fail_on_recompile") (torch 2.6 and later), so that a
+call that would compile again raises: an ERROR row, never a compile inside a
+timed call.
 
 fp8_block_gemm has no kernel here: Inductor's default mode leaves
 torch._scaled_mm the library call that the torch row already times."""
@@ -65,16 +66,29 @@ def _compiling(body):
         torch.cuda.synchronize()  # khost's stream wrote the inputs; they are read on torch's
         _compiled[body](*eager.tensors(inputs), *scratch)
         torch.cuda.synchronize()
-        if hasattr(torch.compiler, "set_stance"):
-            torch.compiler.set_stance("fail_on_recompile")
         return None
 
     return supports
 
 
+def _compiled_call(body):
+    """The compiled body, refusing to compile again where torch can say so: the
+    stance holds during the call only, so that the next case's supports() (in
+    the same process under --no-isolate) still compiles its shapes."""
+
+    def call(*tensors):
+        torch = eager.torch
+        if not hasattr(torch.compiler, "set_stance"):
+            return _compiled[body](*tensors)
+        with torch.compiler.set_stance("fail_on_recompile"):
+            return _compiled[body](*tensors)
+
+    return call
+
+
 def _kernel(op, body, text):
-    return {"op": op, "device": "cuda", "run": eager.on_stream(lambda *tensors: _compiled[body](*tensors)),
-            "supports": _compiling(body), "describe": eager.named(f"torch.compile({text})")}
+    return {"op": op, "device": "cuda", "run": eager.on_stream(_compiled_call(body)), "supports": _compiling(body),
+            "describe": eager.named(f"torch.compile({text})")}
 
 
 KHOST_BACKEND = {
