@@ -37,8 +37,8 @@ _OPT_IN = "torch.compile takes seconds per case: set KHOST_TORCH_COMPILE=1 to ru
 
 
 def _row_sum(x, out):
-    # copy_ into khost's output, as in the other bodies: an out= argument, which
-    # eager uses, is a graph break in some PyTorch versions, which fullgraph=True refuses.
+    # The form of the other compiled bodies, the result copied into khost's output,
+    # rather than eager's out= argument.
     out.copy_(x.sum(1))
 
 
@@ -83,10 +83,10 @@ def _compiled_call(body):
     the same process under --no-isolate) still compiles its shapes."""
 
     def call(*tensors):
-        torch = eager.torch
-        if not hasattr(torch.compiler, "set_stance"):
+        set_stance = getattr(getattr(eager.torch, "compiler", None), "set_stance", None)
+        if set_stance is None:
             return _compiled[body](*tensors)
-        with torch.compiler.set_stance("fail_on_recompile"):
+        with set_stance("fail_on_recompile"):
             return _compiled[body](*tensors)
 
     return call
