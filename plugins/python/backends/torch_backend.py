@@ -87,8 +87,8 @@ def softmax(x, out):
 
 def _e2m1(codes):
     """fp4 e2m1 codes (FORMATS.md) to fp32: the sign in bit 3, two exponent bits
-    (bias 1, 0 subnormal), one mantissa bit. Arithmetic, not a table lookup, so
-    that torch.compile makes one elementwise kernel of it."""
+    (bias 1, 0 subnormal), one mantissa bit. Arithmetic, not a lookup in a
+    tensor, so that the torch_compile backend traces elementwise operations only."""
     exponent = (codes >> 1) & 3
     mantissa = (codes & 1).float()
     magnitude = torch.where(exponent == 0, 0.5 * mantissa, (1 + 0.5 * mantissa) * torch.exp2(exponent.float() - 1))

@@ -12,8 +12,8 @@ call that would compile again raises: an ERROR row, never a compile inside a
 timed call.
 
 The rows run where KHOST_TORCH_COMPILE=1; elsewhere each declines (SKIP),
-saying so. fp8_block_gemm has no kernel here: Inductor's default mode leaves
-torch._scaled_mm the library call that the torch row already times."""
+saying so. fp8_block_gemm has no kernel here: the torch row's is one
+torch._scaled_mm call, with nothing around it for a compiler to fuse."""
 import importlib.util
 import os
 
